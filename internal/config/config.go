@@ -1,0 +1,237 @@
+// Package config holds Switchyard's configuration: defaults, YAML file and
+// environment loading, and validation.
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of one Switchyard process. Every field
+// documents its default; docs/configuration.md lists them for operators.
+type Config struct {
+	Server   Server   `yaml:"server"`
+	TLS      TLS      `yaml:"tls"`
+	Database Database `yaml:"database"`
+	Redis    Redis    `yaml:"redis"`
+	Auth     Auth     `yaml:"auth"`
+	Log      Log      `yaml:"log"`
+	Models   Models   `yaml:"models"`
+
+	// Dev is set by `serve --dev`: it creates a dev account and key and
+	// enables the mock provider. It has no file key.
+	Dev bool `yaml:"-"`
+}
+
+// Server configures the HTTP listener.
+type Server struct {
+	// Listen is the address to listen on. Default "127.0.0.1:8080".
+	Listen string `yaml:"listen"`
+	// ReadHeaderTimeout bounds reading request headers. Default 10s.
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"`
+	// ReadTimeout bounds reading a whole request, body included. It is
+	// lifted once the body is read so long streams are not cut. Default 60s.
+	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// IdleTimeout closes idle keep-alive connections. Default 120s.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+	// ShutdownGrace is how long in-flight requests and streams may run
+	// after SIGINT/SIGTERM before they are cut. Default 30s.
+	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
+	// MaxBodyBytes is the largest accepted request body; larger bodies get
+	// 413. Default 33554432 (32 MiB).
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// CORSOrigins lists browser origins allowed to call the API. Default
+	// empty: no CORS headers are sent (keys belong in server-side code).
+	CORSOrigins []string `yaml:"cors_origins"`
+}
+
+// TLS enables HTTPS when both files are set. Default: plaintext.
+type TLS struct {
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+}
+
+// Enabled reports whether TLS is configured.
+func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
+
+// Database selects the store.
+type Database struct {
+	// URL is a SQLite file path (or file: URI) or a postgres:// URL.
+	// Default "switchyard.db" in the working directory.
+	URL string `yaml:"url"`
+	// MaxOpenConns caps the connection pool. Default 16.
+	MaxOpenConns int `yaml:"max_open_conns"`
+}
+
+// IsPostgres reports whether URL names a PostgreSQL database.
+func (d Database) IsPostgres() bool {
+	return strings.HasPrefix(d.URL, "postgres://") || strings.HasPrefix(d.URL, "postgresql://")
+}
+
+// Redis configures the shared counter store for several replicas.
+type Redis struct {
+	// URL is a redis:// URL. Default empty: limits are kept in process.
+	URL string `yaml:"url"`
+}
+
+// Auth configures API key authentication.
+type Auth struct {
+	// LastUsedInterval is how often at most a key's last_used_at is
+	// written. Default 1m.
+	LastUsedInterval time.Duration `yaml:"last_used_interval"`
+	// ChangePollInterval is how often a SQLite-backed server checks the
+	// database for changes made by other processes (revocations). Default
+	// 20ms. PostgreSQL is notified instead and polls only as a safety net.
+	ChangePollInterval time.Duration `yaml:"change_poll_interval"`
+	// NegativeCacheSize bounds how many unknown keys are remembered to
+	// spare the database repeated look-ups. Default 10000.
+	NegativeCacheSize int `yaml:"negative_cache_size"`
+}
+
+// Log configures logging to stderr.
+type Log struct {
+	// Level is debug, info, warn or error. Default info.
+	Level string `yaml:"level"`
+	// Format is json or text. Default json.
+	Format string `yaml:"format"`
+}
+
+// Models configures the model endpoints.
+type Models struct {
+	// Listing is "catalog" (GET /v1/models lists the models the key may
+	// use) or "wildcard" (the seed's behaviour: one entry "*", and
+	// /v1/models/{model} answers 400 MISSING_CONTEXT). Default catalog.
+	Listing string `yaml:"listing"`
+}
+
+// Default returns the embedded defaults: enough to run with no file.
+func Default() Config {
+	return Config{
+		Server: Server{
+			Listen:            "127.0.0.1:8080",
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       60 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			ShutdownGrace:     30 * time.Second,
+			MaxBodyBytes:      32 << 20,
+		},
+		Database: Database{URL: "switchyard.db", MaxOpenConns: 16},
+		Auth: Auth{
+			LastUsedInterval:   time.Minute,
+			ChangePollInterval: 20 * time.Millisecond,
+			NegativeCacheSize:  10000,
+		},
+		Log:    Log{Level: "info", Format: "json"},
+		Models: Models{Listing: "catalog"},
+	}
+}
+
+// Validate checks every value and names the first key that is wrong.
+func (c *Config) Validate() error {
+	checks := []struct {
+		key string
+		err string
+	}{
+		{"server.listen", listenErr(c.Server.Listen)},
+		{"server.read_header_timeout", positive(c.Server.ReadHeaderTimeout)},
+		{"server.read_timeout", positive(c.Server.ReadTimeout)},
+		{"server.idle_timeout", positive(c.Server.IdleTimeout)},
+		{"server.shutdown_grace", nonNegative(c.Server.ShutdownGrace)},
+		{"server.max_body_bytes", minInt(c.Server.MaxBodyBytes, 1024)},
+		{"server.cors_origins", originsErr(c.Server.CORSOrigins)},
+		{"tls", tlsErr(c.TLS)},
+		{"database.url", databaseErr(c.Database.URL)},
+		{"database.max_open_conns", minInt(int64(c.Database.MaxOpenConns), 1)},
+		{"redis.url", redisErr(c.Redis.URL)},
+		{"auth.last_used_interval", positive(c.Auth.LastUsedInterval)},
+		{"auth.change_poll_interval", positive(c.Auth.ChangePollInterval)},
+		{"auth.negative_cache_size", minInt(int64(c.Auth.NegativeCacheSize), 0)},
+		{"log.level", oneOf(c.Log.Level, "debug", "info", "warn", "error")},
+		{"log.format", oneOf(c.Log.Format, "json", "text")},
+		{"models.listing", oneOf(c.Models.Listing, "catalog", "wildcard")},
+	}
+	for _, ch := range checks {
+		if ch.err != "" {
+			return fmt.Errorf("%s: %s", ch.key, ch.err)
+		}
+	}
+	return nil
+}
+
+func listenErr(addr string) string {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Sprintf("expected host:port such as 127.0.0.1:8080, got %q", addr)
+	}
+	return ""
+}
+
+func positive(d time.Duration) string {
+	if d <= 0 {
+		return fmt.Sprintf("expected a positive duration such as \"30s\", got %s", d)
+	}
+	return ""
+}
+
+func nonNegative(d time.Duration) string {
+	if d < 0 {
+		return fmt.Sprintf("expected a duration of zero or more such as \"30s\", got %s", d)
+	}
+	return ""
+}
+
+func minInt(v, min int64) string {
+	if v < min {
+		return fmt.Sprintf("expected an integer of at least %d, got %d", min, v)
+	}
+	return ""
+}
+
+func oneOf(v string, allowed ...string) string {
+	for _, a := range allowed {
+		if v == a {
+			return ""
+		}
+	}
+	return fmt.Sprintf("expected one of %s, got %q", strings.Join(allowed, ", "), v)
+}
+
+func originsErr(origins []string) string {
+	for _, o := range origins {
+		u, err := url.Parse(o)
+		if o == "*" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+			return fmt.Sprintf("expected origins such as https://app.example.com, got %q", o)
+		}
+	}
+	return ""
+}
+
+func tlsErr(t TLS) string {
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return "expected both cert_file and key_file, or neither"
+	}
+	return ""
+}
+
+func databaseErr(u string) string {
+	switch {
+	case u == "":
+		return "expected a SQLite file path or a postgres:// URL, got nothing"
+	case strings.Contains(u, "://") && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://"):
+		return fmt.Sprintf("expected a SQLite file path or a postgres:// URL, got a %q URL", u[:strings.Index(u, "://")])
+	}
+	return ""
+}
+
+func redisErr(u string) string {
+	if u == "" {
+		return ""
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "redis" && p.Scheme != "rediss") || p.Host == "" {
+		return "expected a redis:// or rediss:// URL"
+	}
+	return ""
+}

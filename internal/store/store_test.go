@@ -1,0 +1,236 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/apikey"
+	"github.com/switchyard-gw/switchyard/internal/events"
+	"github.com/switchyard-gw/switchyard/internal/store"
+	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+)
+
+func newKey(t *testing.T, s *store.Store, accountID, name string) (store.Key, string) {
+	t.Helper()
+	full := apikey.Generate()
+	h, err := apikey.Parse(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := s.CreateKey(context.Background(), store.NewKey{AccountID: accountID, Name: name, Hash: h.String(), Hint: apikey.Hint(full)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, h.String()
+}
+
+func TestAccounts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		s := storetest.Open(t, b.URL)
+		a, err := s.CreateAccount(ctx, store.NewAccount{Email: " Owner@Example.com ", PasswordHash: "h", IsAdmin: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Email != "owner@example.com" || !a.IsAdmin || a.ID == "" {
+			t.Errorf("created %+v", a)
+		}
+		if _, err := s.CreateAccount(ctx, store.NewAccount{Email: "OWNER@example.com"}); !errors.Is(err, store.ErrExists) {
+			t.Errorf("duplicate email: err = %v, want ErrExists", err)
+		}
+		got, err := s.AccountByEmail(ctx, "owner@EXAMPLE.com")
+		if err != nil || got != a {
+			t.Errorf("AccountByEmail = %+v, %v; want %+v", got, err, a)
+		}
+		if got, err := s.AccountByID(ctx, a.ID); err != nil || got != a {
+			t.Errorf("AccountByID = %+v, %v", got, err)
+		}
+		if _, err := s.AccountByEmail(ctx, "nobody@example.com"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("unknown email: err = %v", err)
+		}
+		if h, err := s.PasswordHash(ctx, "owner@example.com"); err != nil || h != "h" {
+			t.Errorf("PasswordHash = %q, %v", h, err)
+		}
+		all, err := s.ListAccounts(ctx)
+		if err != nil || len(all) != 1 {
+			t.Errorf("ListAccounts = %v, %v", all, err)
+		}
+	})
+}
+
+func TestKeyLifecycle(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		s := storetest.Open(t, b.URL)
+		a, _ := s.CreateAccount(ctx, store.NewAccount{Email: "a@example.com"})
+		if _, err := s.CreateKey(ctx, store.NewKey{AccountID: a.ID, Hash: "x", Hint: "y"}); err == nil {
+			t.Error("key without a name was created")
+		}
+		k, hash := newKey(t, s, a.ID, "ci pipeline")
+		if k.Status != store.KeyActive || !k.RevokedAt.IsZero() {
+			t.Errorf("new key %+v", k)
+		}
+		ka, err := s.LookupKey(ctx, hash)
+		if err != nil || ka.KeyID != k.ID || ka.AccountID != a.ID || ka.Revoked {
+			t.Errorf("LookupKey = %+v, %v", ka, err)
+		}
+		if _, err := s.LookupKey(ctx, "00"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("unknown hash: %v", err)
+		}
+
+		used := time.Now().UTC().Truncate(time.Millisecond)
+		if err := s.TouchKeys(ctx, map[string]time.Time{k.ID: used}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.TouchKeys(ctx, map[string]time.Time{k.ID: used.Add(-time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.KeyByID(ctx, k.ID); !got.LastUsedAt.Equal(used) {
+			t.Errorf("last_used_at = %v, want %v (never backwards)", got.LastUsedAt, used)
+		}
+
+		rk, err := s.RevokeKey(ctx, k.ID)
+		if err != nil || rk.Status != store.KeyRevoked || rk.RevokedAt.IsZero() {
+			t.Fatalf("RevokeKey = %+v, %v", rk, err)
+		}
+		if _, err := s.RevokeKey(ctx, k.ID); !errors.Is(err, store.ErrRevoked) {
+			t.Errorf("second revoke: %v, want ErrRevoked", err)
+		}
+		if _, err := s.RevokeKey(ctx, "key_nope"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("revoke unknown: %v", err)
+		}
+		if ka, _ := s.LookupKey(ctx, hash); !ka.Revoked {
+			t.Error("revoked key looks active")
+		}
+		keys, err := s.ListKeys(ctx, a.ID)
+		if err != nil || len(keys) != 1 || keys[0].Hint != rk.Hint {
+			t.Errorf("ListKeys = %+v, %v", keys, err)
+		}
+	})
+}
+
+// TestRevocationIsPermanent tries every way back from revoked: direct SQL,
+// a restart, and migrations run again.
+func TestRevocationIsPermanent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		s := storetest.Open(t, b.URL)
+		a, _ := s.CreateAccount(ctx, store.NewAccount{Email: "a@example.com"})
+		k, hash := newKey(t, s, a.ID, "to revoke")
+		if _, err := s.RevokeKey(ctx, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			`UPDATE api_keys SET status = 'active', revoked_at = NULL`,
+			`UPDATE api_keys SET status = 'active'`,
+			`UPDATE api_keys SET revoked_at = NULL`,
+			`UPDATE api_keys SET key_hash = 'other'`,
+			`DELETE FROM api_keys`,
+		} {
+			if _, err := store.ExecForTest(ctx, s, q); err == nil {
+				t.Errorf("%s: succeeded on a revoked key", q)
+			}
+		}
+		s.Close()
+
+		s2 := storetest.Open(t, b.URL) // reopen and migrate again
+		if n, err := s2.Migrate(ctx); err != nil || n != 0 {
+			t.Errorf("Migrate again = %d, %v; want 0, nil", n, err)
+		}
+		ka, err := s2.LookupKey(ctx, hash)
+		if err != nil || !ka.Revoked {
+			t.Errorf("after restart LookupKey = %+v, %v; want revoked", ka, err)
+		}
+	})
+}
+
+func TestMigrateConcurrently(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for range 4 {
+			wg.Go(func() {
+				s, err := store.Open(ctx, b.URL, store.Options{})
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer s.Close()
+				_, err = s.Migrate(ctx)
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
+
+func TestSchemaCheck(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		s, err := store.Open(ctx, b.URL, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.CheckSchema(ctx); !errors.Is(err, store.ErrSchemaTooOld) {
+			t.Errorf("empty database: %v, want ErrSchemaTooOld", err)
+		}
+		if _, err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.ExecForTest(ctx, s, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)`); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckSchema(ctx); !errors.Is(err, store.ErrSchemaTooNew) {
+			t.Errorf("future schema: %v, want ErrSchemaTooNew", err)
+		}
+	})
+}
+
+// TestChangeFeed checks that a revocation made through one store handle
+// reaches a watcher on another handle of the same database.
+func TestChangeFeed(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		writer := storetest.Open(t, b.URL)
+		reader := storetest.Open(t, b.URL)
+		a, _ := writer.CreateAccount(ctx, store.NewAccount{Email: "a@example.com"})
+		k, hash := newKey(t, writer, a.ID, "k")
+
+		got := make(chan events.Change, 10)
+		w := events.NewWatcher(reader, nil, time.Hour) // no safety poll: the signal must do it
+		w.Handle(func(c events.Change) { got <- c })
+		wait, err := w.Start(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer wait()
+		defer cancel()
+		time.Sleep(50 * time.Millisecond) // let LISTEN or the first data_version read happen
+
+		start := time.Now()
+		if _, err := writer.RevokeKey(ctx, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case c := <-got:
+			if c.Kind != events.KindKey || c.Ref != hash {
+				t.Errorf("change = %+v, want key %s", c, hash)
+			}
+			t.Logf("%s: revocation reached the other handle in %v", b.Name, time.Since(start))
+		case <-time.After(10 * time.Second):
+			t.Fatal("no change delivered")
+		}
+	})
+}
