@@ -1,0 +1,104 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readBody reads a JSON object request body. The returned release puts the
+// buffer back; call it when the body bytes are no longer used.
+func readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), apiErr *Error) {
+	if !isJSON(r.Header.Get("Content-Type")) {
+		return nil, nil, badRequest("", "invalid_content_type",
+			"Request bodies must be JSON: set the header 'Content-Type: application/json'.")
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	release = func() {
+		if buf.Cap() <= 1<<20 { // do not keep huge buffers alive
+			bufPool.Put(buf)
+		}
+	}
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		release()
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, nil, &Error{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
+				Code: "request_too_large", Message: fmt.Sprintf("The request body is too large: the limit is %d bytes.", tooBig.Limit)}
+		}
+		return nil, nil, badRequest("", "", "The request body could not be read.")
+	}
+	// The body is in; lift the read deadline so a long stream is not cut
+	// by the server's ReadTimeout.
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	body = buf.Bytes()
+	if e := checkJSONObject(body); e != nil {
+		release()
+		return nil, nil, e
+	}
+	return body, release, nil
+}
+
+func isJSON(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+}
+
+// checkJSONObject reports a body that is not exactly one JSON object, with
+// the parser's position when it is not JSON at all.
+func checkJSONObject(body []byte) *Error {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 {
+		return badRequest("", "invalid_json", "The request body is empty: expected a JSON object.")
+	}
+	if json.Valid(body) {
+		if trimmed[0] != '{' {
+			return badRequest("", "invalid_json", "The request body must be a JSON object.")
+		}
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var v json.RawMessage
+	err := dec.Decode(&v)
+	offset := dec.InputOffset()
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		offset = syn.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		offset = int64(len(body))
+		err = errors.New("unexpected end of JSON input")
+	case err == nil:
+		err = errors.New("unexpected data after the top-level JSON value")
+	}
+	line, col := position(body, offset)
+	return badRequest("", "invalid_json", fmt.Sprintf(
+		"We could not parse the JSON body of your request: %v (line %d, column %d, byte offset %d).",
+		err, line, col, offset))
+}
+
+// position converts a byte offset into a 1-based line and column.
+func position(body []byte, offset int64) (line, col int) {
+	if offset > int64(len(body)) {
+		offset = int64(len(body))
+	}
+	before := body[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
+	if col == 0 {
+		col = 1
+	}
+	return line, col
+}

@@ -1,0 +1,192 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/auth"
+	"github.com/switchyard-gw/switchyard/internal/server"
+)
+
+// Authenticator resolves an Authorization header to a principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, header string) (auth.Principal, error)
+}
+
+// Options configure a Handler.
+type Options struct {
+	Auth Authenticator
+	Log  *slog.Logger
+	// Ready reports whether the store answers, for /readyz.
+	Ready func(ctx context.Context) error
+	// WildcardModels selects the seed's /v1/models behaviour
+	// (models.listing: wildcard).
+	WildcardModels bool
+}
+
+// Handler serves the /v1 API and the health endpoints.
+type Handler struct {
+	opt Options
+	mux *http.ServeMux
+}
+
+// New returns the API handler with its routes.
+func New(opt Options) *Handler {
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	h := &Handler{opt: opt, mux: http.NewServeMux()}
+	h.route("GET /healthz", h.healthz)
+	h.route("GET /readyz", h.readyz)
+	h.route("POST /v1/chat/completions", h.authed(h.modelRequest))
+	h.route("POST /v1/completions", h.authed(h.modelRequest))
+	h.route("POST /v1/embeddings", h.authed(h.modelRequest))
+	h.route("GET /v1/models", h.authed(h.listModels))
+	h.route("GET /v1/models/{model...}", h.authed(h.getModel))
+	h.mux.HandleFunc("/", notFound)
+	return h
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// route registers fn for "METHOD /path" and, for the same path with any
+// other method, a 405 in the error shape.
+func (h *Handler) route(pattern string, fn http.HandlerFunc) {
+	method, path, _ := strings.Cut(pattern, " ")
+	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		server.RecordFrom(r.Context()).Route = pattern
+		fn(w, r)
+	})
+	allow := method
+	if method == http.MethodGet {
+		allow = "GET, HEAD"
+	}
+	h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		server.RecordFrom(r.Context()).Route = path
+		w.Header().Set("Allow", allow)
+		WriteError(w, &Error{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error", Code: "method_not_allowed",
+			Message: "Method " + r.Method + " is not allowed for " + r.URL.Path + " (allowed: " + allow + ")."})
+	})
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	WriteError(w, &Error{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "unknown_url",
+		Message: "Unknown request URL: " + r.Method + " " + r.URL.Path + ". Please check the URL for typos."})
+}
+
+// authed runs fn only for a request with a valid, active key.
+func (h *Handler) authed(fn http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		values := r.Header.Values("Authorization")
+		header := ""
+		if len(values) == 1 {
+			header = values[0]
+		} else if len(values) > 1 {
+			header = "Bearer -" // several headers: malformed
+		}
+		p, err := h.opt.Auth.Authenticate(r.Context(), header)
+		if err != nil {
+			WriteError(w, h.authError(r, err))
+			return
+		}
+		server.RecordFrom(r.Context()).Account = p.AccountID
+		fn(w, r.WithContext(auth.NewContext(r.Context(), p)))
+	}
+}
+
+// authError maps an authentication failure to its response. The message
+// never repeats the key.
+func (h *Handler) authError(r *http.Request, err error) *Error {
+	switch {
+	case errors.Is(err, auth.ErrMissing):
+		return unauthorized("You didn't provide an API key. Provide it in the Authorization header using Bearer auth (Authorization: Bearer YOUR_KEY).")
+	case errors.Is(err, auth.ErrScheme):
+		return unauthorized("Invalid Authorization header: expected the Bearer scheme (Authorization: Bearer YOUR_KEY).")
+	case errors.Is(err, auth.ErrMalformed):
+		return unauthorized("Malformed API key provided: Switchyard keys are 'sk-switchyard-' followed by 32 letters and digits.")
+	case errors.Is(err, auth.ErrRevoked):
+		return unauthorized("The API key provided has been revoked. Create a new key in the dashboard.")
+	case errors.Is(err, auth.ErrUnknown), errors.Is(err, auth.ErrDisabled):
+		return unauthorized("Incorrect API key provided. You can find your API keys in the Switchyard dashboard.")
+	}
+	h.opt.Log.Error("authenticate", "id", server.RecordFrom(r.Context()).ID, "err", err)
+	e := serverError(http.StatusServiceUnavailable, "The gateway could not verify the API key just now. Please retry.")
+	e.RetryAfter = 1
+	return e
+}
+
+func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(`{"status":"ok"}` + "\n"))
+}
+
+func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if h.opt.Ready != nil {
+		if err := h.opt.Ready(ctx); err != nil {
+			h.opt.Log.Warn("not ready", "err", err)
+			WriteError(w, serverError(http.StatusServiceUnavailable, "The store is not reachable."))
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(`{"status":"ready"}` + "\n"))
+}
+
+// modelRequest handles the POST endpoints: a JSON object with a string
+// "model". Until providers are configured (the next issue), no model is
+// available, which the spec answers with 404 Model not found.
+func (h *Handler) modelRequest(w http.ResponseWriter, r *http.Request) {
+	body, release, e := readBody(w, r)
+	if e != nil {
+		WriteError(w, e)
+		return
+	}
+	defer release()
+	model := gjson.GetBytes(body, "model")
+	switch {
+	case !model.Exists() || model.Type == gjson.Null:
+		WriteError(w, badRequest("model", "missing_required_parameter", "You must provide a model parameter."))
+		return
+	case model.Type != gjson.String:
+		WriteError(w, badRequest("model", "invalid_type", "Invalid type for 'model': expected a string."))
+		return
+	}
+	server.RecordFrom(r.Context()).Model = model.Str
+	WriteError(w, ModelNotFound())
+}
+
+// modelObject is one entry of GET /v1/models.
+type modelObject struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
+	data := []modelObject{}
+	if h.opt.WildcardModels {
+		data = append(data, modelObject{ID: "*", Object: "model", OwnedBy: "switchyard"})
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Object string        `json:"object"`
+		Data   []modelObject `json:"data"`
+	}{"list", data})
+}
+
+func (h *Handler) getModel(w http.ResponseWriter, r *http.Request) {
+	server.RecordFrom(r.Context()).Model = r.PathValue("model")
+	if h.opt.WildcardModels {
+		WriteError(w, badRequest("model", "MISSING_CONTEXT", "Model lookup is not available: GET /v1/models/{model} is not implemented."))
+		return
+	}
+	WriteError(w, ModelNotFound())
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/password"
+	"github.com/switchyard-gw/switchyard/internal/store"
+)
+
+func runAccounts(ctx context.Context, env Env, args []string) error {
+	return subcommand(ctx, env, "accounts", args, map[string]func(context.Context, Env, []string) error{
+		"create": accountsCreate,
+		"list":   accountsList,
+	})
+}
+
+func accountsCreate(ctx context.Context, env Env, args []string) error {
+	fs, cfgPath := newFlags(env, "accounts create")
+	email := fs.String("email", "", "owner's email `address` (required)")
+	pwStdin := fs.Bool("password-stdin", false, "read the owner's password from the first line of stdin")
+	admin := fs.Bool("admin", false, "make the account an operator (admin)")
+	asJSON := fs.Bool("json", false, "print the account as JSON")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if !validEmail(*email) {
+		return usageErr("--email: expected an email address such as owner@example.com")
+	}
+	hash := ""
+	if *pwStdin {
+		pw, err := readPassword(env.Stdin)
+		if err != nil {
+			return err
+		}
+		if hash, err = password.Hash(pw); err != nil {
+			return usageErr("password: %v", err)
+		}
+	}
+	st, err := openStore(ctx, env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	a, err := st.CreateAccount(ctx, store.NewAccount{Email: *email, PasswordHash: hash, IsAdmin: *admin})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(env.Stdout, accountJSON(a))
+	}
+	fmt.Fprintf(env.Stdout, "Created account %s (%s)", a.ID, a.Email)
+	if a.IsAdmin {
+		fmt.Fprint(env.Stdout, ", operator")
+	}
+	if hash == "" {
+		fmt.Fprint(env.Stdout, "; no password set, so the owner cannot sign in to the dashboard yet")
+	}
+	fmt.Fprintln(env.Stdout, ".")
+	return nil
+}
+
+// readPassword reads one line from r, without its line ending.
+func readPassword(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", fmt.Errorf("read password from stdin: %w", err)
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+func validEmail(s string) bool {
+	s = strings.TrimSpace(s)
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(s, " \t\r\n<>\"") && !strings.Contains(domain, "@")
+}
+
+func accountsList(ctx context.Context, env Env, args []string) error {
+	fs, cfgPath := newFlags(env, "accounts list")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	accts, err := st.ListAccounts(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]any, len(accts))
+		for i, a := range accts {
+			out[i] = accountJSON(a)
+		}
+		return printJSON(env.Stdout, out)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEMAIL\tROLE\tSTATUS\tCREATED")
+	for _, a := range accts {
+		role, status := "owner", "active"
+		if a.IsAdmin {
+			role = "operator"
+		}
+		if a.Disabled {
+			status = "disabled"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.ID, a.Email, role, status, fmtTime(a.CreatedAt))
+	}
+	return tw.Flush()
+}
+
+func accountJSON(a store.Account) map[string]any {
+	return map[string]any{
+		"id": a.ID, "email": a.Email, "admin": a.IsAdmin, "disabled": a.Disabled,
+		"created_at": a.CreatedAt.Format(time.RFC3339),
+	}
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func timeOrNil(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
+}

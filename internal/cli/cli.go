@@ -1,0 +1,169 @@
+// Package cli implements the switchyard command: serve, migrate, version,
+// and the admin commands that work on the same database as the server.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/store"
+)
+
+// Env is what a command may touch of its process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// errUsage marks a command-line mistake (exit status 2).
+var errUsage = errors.New("usage")
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env Env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "run the gateway", runServe},
+		{"migrate", "apply database migrations", runMigrate},
+		{"accounts", "create and list accounts", runAccounts},
+		{"keys", "create, list and revoke API keys", runKeys},
+		{"version", "print the version", runVersion},
+	}
+}
+
+// Run runs the command named by args[0] and returns the exit status.
+func Run(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.Stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, env, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(env.Stderr, "switchyard %s: %v\n", c.name, err)
+			return 2
+		default:
+			fmt.Fprintf(env.Stderr, "switchyard %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(env.Stderr, "switchyard: unknown command %q\n", args[0])
+	usage(env.Stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: switchyard <command> [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'switchyard <command> -h' for a command's flags.")
+}
+
+// usageErr wraps a message as a usage error.
+func usageErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// newFlags returns a flag set that reports to env.Stderr and knows --config.
+func newFlags(env Env, name string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("switchyard "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	cfgPath := fs.String("config", "", "YAML configuration `file` (default $SWITCHYARD_CONFIG)")
+	return fs, cfgPath
+}
+
+// parse parses args and rejects positional arguments beyond want.
+func parse(fs *flag.FlagSet, args []string, want int) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > want {
+		return usageErr("unexpected argument %q", fs.Arg(want))
+	}
+	return nil
+}
+
+// loadConfig loads the file named by --config or SWITCHYARD_CONFIG.
+func loadConfig(env Env, path string) (*config.Config, error) {
+	if path == "" {
+		path = env.Getenv("SWITCHYARD_CONFIG")
+	}
+	return config.Load(path, env.Getenv)
+}
+
+func newLogger(w io.Writer, c config.Log) *slog.Logger {
+	var level slog.Level
+	level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// openStore opens the configured store and brings its schema up to date,
+// for the admin commands.
+func openStore(ctx context.Context, env Env, cfgPath string) (*store.Store, error) {
+	cfg, err := loadConfig(env, cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, cfg.Database.URL, store.Options{MaxOpenConns: 2, Logger: newLogger(env.Stderr, cfg.Log)})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return st, nil
+}
+
+// OSEnv returns the real process environment.
+func OSEnv() Env {
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+}
+
+// subcommand dispatches "switchyard <group> <sub> ...".
+func subcommand(ctx context.Context, env Env, group string, args []string,
+	subs map[string]func(context.Context, Env, []string) error) error {
+	if len(args) == 0 {
+		names := make([]string, 0, len(subs))
+		for n := range subs {
+			names = append(names, n)
+		}
+		return usageErr("expected a subcommand: %s", strings.Join(sorted(names), ", "))
+	}
+	fn, ok := subs[args[0]]
+	if !ok {
+		return usageErr("unknown subcommand %q of %s", args[0], group)
+	}
+	return fn(ctx, env, args[1:])
+}

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/switchyard-gw/switchyard/internal/apikey"
+	"github.com/switchyard-gw/switchyard/internal/store"
+)
+
+func runKeys(ctx context.Context, env Env, args []string) error {
+	return subcommand(ctx, env, "keys", args, map[string]func(context.Context, Env, []string) error{
+		"create": keysCreate,
+		"list":   keysList,
+		"revoke": keysRevoke,
+	})
+}
+
+func keysCreate(ctx context.Context, env Env, args []string) error {
+	fs, cfgPath := newFlags(env, "keys create")
+	email := fs.String("account", "", "owner's email `address` (required)")
+	name := fs.String("name", "", "descriptive `name` of the key, e.g. \"ci pipeline\" (required)")
+	asJSON := fs.Bool("json", false, "print the key and its details as JSON")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *email == "" {
+		return usageErr("--account is required")
+	}
+	if strings.TrimSpace(*name) == "" {
+		return usageErr("--name is required: give the key a descriptive name")
+	}
+	st, err := openStore(ctx, env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	acct, err := st.AccountByEmail(ctx, *email)
+	if err != nil {
+		return err
+	}
+	full := apikey.Generate()
+	hash, _ := apikey.Parse(full)
+	k, err := st.CreateKey(ctx, store.NewKey{AccountID: acct.ID, Name: strings.TrimSpace(*name), Hash: hash.String(), Hint: apikey.Hint(full)})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		m := keyJSON(k)
+		m["key"] = full
+		m["account"] = acct.Email
+		return printJSON(env.Stdout, m)
+	}
+	fmt.Fprintf(env.Stdout, "Created key %s %q for %s.\nCopy it now: it cannot be shown again.\n%s\n", k.ID, k.Name, acct.Email, full)
+	return nil
+}
+
+func keysList(ctx context.Context, env Env, args []string) error {
+	fs, cfgPath := newFlags(env, "keys list")
+	email := fs.String("account", "", "owner's email `address` (required)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *email == "" {
+		return usageErr("--account is required")
+	}
+	st, err := openStore(ctx, env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	acct, err := st.AccountByEmail(ctx, *email)
+	if err != nil {
+		return err
+	}
+	keys, err := st.ListKeys(ctx, acct.ID)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			out[i] = keyJSON(k)
+		}
+		return printJSON(env.Stdout, out)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tKEY\tSTATUS\tCREATED\tLAST USED\tREVOKED")
+	for _, k := range keys {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Hint, k.Status,
+			fmtTime(k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt))
+	}
+	return tw.Flush()
+}
+
+func keysRevoke(ctx context.Context, env Env, args []string) error {
+	fs, cfgPath := newFlags(env, "keys revoke")
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErr("expected the key ID: switchyard keys revoke ID")
+	}
+	st, err := openStore(ctx, env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	k, err := st.RevokeKey(ctx, fs.Arg(0))
+	if errors.Is(err, store.ErrRevoked) {
+		fmt.Fprintf(env.Stdout, "Key %s was already revoked.\n", fs.Arg(0))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Revoked key %s %q (%s). Revocation is permanent.\n", k.ID, k.Name, k.Hint)
+	return nil
+}
+
+func keyJSON(k store.Key) map[string]any {
+	return map[string]any{
+		"id": k.ID, "name": k.Name, "hint": k.Hint, "status": k.Status,
+		"created_at": timeOrNil(k.CreatedAt), "last_used_at": timeOrNil(k.LastUsedAt), "revoked_at": timeOrNil(k.RevokedAt),
+	}
+}

@@ -1,0 +1,197 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Middleware wraps a handler.
+type Middleware func(http.Handler) http.Handler
+
+// Chain applies mws so that the first one is the outermost.
+func Chain(h http.Handler, mws ...Middleware) http.Handler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// Record collects what the access log line says about a request. Handlers
+// fill it through RecordFrom.
+type Record struct {
+	ID      string
+	Route   string
+	Model   string
+	Account string
+}
+
+type recordKey struct{}
+
+// RecordFrom returns the request's access log record; a throwaway one when
+// the request did not pass through AccessLog (as in some tests).
+func RecordFrom(ctx context.Context) *Record {
+	if r, ok := ctx.Value(recordKey{}).(*Record); ok {
+		return r
+	}
+	return &Record{}
+}
+
+// RequestIDHeader is echoed from the client when sane, else generated.
+const RequestIDHeader = "X-Request-Id"
+
+// AccessLog gives every request an ID (echoed in X-Request-Id) and writes
+// one log line when it ends: id, method, route, model, status, bytes,
+// latency and account — never a key, a password or a prompt.
+func AccessLog(log *slog.Logger) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			rec := &Record{ID: requestID(r.Header.Get(RequestIDHeader))}
+			w.Header().Set(RequestIDHeader, rec.ID)
+			sw := &statusWriter{ResponseWriter: w}
+			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recordKey{}, rec)))
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			level := slog.LevelInfo
+			if status >= 500 {
+				level = slog.LevelError
+			}
+			log.LogAttrs(r.Context(), level, "request",
+				slog.String("id", rec.ID),
+				slog.String("method", r.Method),
+				slog.String("route", rec.Route),
+				slog.String("model", rec.Model),
+				slog.Int("status", status),
+				slog.Int64("bytes", sw.bytes),
+				slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("account", rec.Account),
+			)
+		})
+	}
+}
+
+// requestID returns the client's ID when it is 1–128 visible ASCII
+// characters without quotes or backslashes, else a new "req_" ID.
+func requestID(client string) string {
+	if n := len(client); n > 0 && n <= 128 {
+		ok := true
+		for i := 0; i < n && ok; i++ {
+			c := client[i]
+			ok = c > ' ' && c < 0x7f && c != '"' && c != '\\'
+		}
+		if ok {
+			return client
+		}
+	}
+	var b [16]byte
+	rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+// internalErrorBody is the OpenAI-shaped 500 for a recovered panic.
+const internalErrorBody = `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}` + "\n"
+
+// Recover turns a panic into a logged 500 with the error body, or, when the
+// response had already started, aborts the connection.
+func Recover(log *slog.Logger) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				v := recover()
+				if v == nil {
+					return
+				}
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("panic serving request", "id", RecordFrom(r.Context()).ID, "route", RecordFrom(r.Context()).Route,
+					"panic", v, "stack", stack())
+				if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
+					panic(http.ErrAbortHandler)
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				w.Write([]byte(internalErrorBody))
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// BodyLimit caps request bodies at max bytes; reading past it fails with
+// *http.MaxBytesError, which handlers answer with 413.
+func BodyLimit(max int64) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > max {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Connection", "close")
+				w.WriteHeader(http.StatusRequestEntityTooLarge)
+				w.Write([]byte(TooLargeBody(max)))
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// TooLargeBody is the 413 error body for a body over max bytes.
+func TooLargeBody(max int64) string {
+	return `{"error":{"message":"The request body is too large: the limit is ` + itoa(max) +
+		` bytes.","type":"invalid_request_error","param":null,"code":"request_too_large"}}` + "\n"
+}
+
+// HSTS sets Strict-Transport-Security on every response (TLS only).
+func HSTS(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// CORS allows browser calls from the listed origins only; with an empty
+// list it adds nothing.
+func CORS(origins []string) Middleware {
+	return func(next http.Handler) http.Handler {
+		if len(origins) == 0 {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			origin := r.Header.Get("Origin")
+			if origin == "" || !slices.Contains(origins, origin) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, Retry-After-Ms, "+
+				"X-Ratelimit-Limit-Requests, X-Ratelimit-Remaining-Requests, X-Ratelimit-Reset-Requests, "+
+				"X-Ratelimit-Limit-Tokens, X-Ratelimit-Remaining-Tokens, X-Ratelimit-Reset-Tokens")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, "+
+					"OpenAI-Organization, OpenAI-Project, "+strings.Join(stainlessHeaders, ", "))
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// stainlessHeaders are sent by the official OpenAI clients.
+var stainlessHeaders = []string{
+	"X-Stainless-Lang", "X-Stainless-Package-Version", "X-Stainless-OS", "X-Stainless-Arch",
+	"X-Stainless-Runtime", "X-Stainless-Runtime-Version", "X-Stainless-Retry-Count", "X-Stainless-Timeout",
+}
