@@ -73,6 +73,22 @@ func (a *App) Store() *store.Store { return a.store }
 // Close closes the store.
 func (a *App) Close() error { return a.store.Close() }
 
+// RevokeKey revokes a key and drops it from this process's cache before
+// returning, so the very next request with it is refused; other processes
+// learn of it through the change feed.
+func (a *App) RevokeKey(ctx context.Context, id string) (store.Key, error) {
+	k, err := a.store.RevokeKey(ctx, id)
+	if err != nil {
+		return k, err
+	}
+	h, err := apikey.ParseHash(k.Hash)
+	if err != nil {
+		return k, fmt.Errorf("revoked key %s has a bad hash: %w", id, err)
+	}
+	a.auth.Invalidate(h)
+	return k, nil
+}
+
 // onChange invalidates what another process changed.
 func (a *App) onChange(c events.Change) {
 	switch c.Kind {

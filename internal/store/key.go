@@ -23,6 +23,7 @@ type Key struct {
 	AccountID  string
 	Name       string
 	Hint       string
+	Hash       string // hex SHA-256 of the secret: identifies, never reveals, the key
 	Status     string
 	CreatedAt  time.Time
 	RevokedAt  time.Time // zero while active
@@ -55,6 +56,7 @@ func (s *Store) CreateKey(ctx context.Context, nk NewKey) (Key, error) {
 		AccountID: nk.AccountID,
 		Name:      nk.Name,
 		Hint:      nk.Hint,
+		Hash:      nk.Hash,
 		Status:    KeyActive,
 		CreatedAt: s.now().UTC().Truncate(time.Millisecond),
 	}
@@ -78,12 +80,12 @@ func (s *Store) CreateKey(ctx context.Context, nk NewKey) (Key, error) {
 	return k, nil
 }
 
-const keyColumns = `id, account_id, name, hint, status, created_at, revoked_at, last_used_at`
+const keyColumns = `id, account_id, name, hint, key_hash, status, created_at, revoked_at, last_used_at`
 
 func scanKey(row interface{ Scan(...any) error }) (Key, error) {
 	var k Key
 	var created, revoked, used sql.NullInt64
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hint, &k.Status, &created, &revoked, &used); err != nil {
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hint, &k.Hash, &k.Status, &created, &revoked, &used); err != nil {
 		return Key{}, err
 	}
 	k.CreatedAt, k.RevokedAt, k.LastUsedAt = fromMillis(created), fromMillis(revoked), fromMillis(used)
