@@ -96,3 +96,6 @@ func isLoopback(a net.Addr) bool {
 	tcp, ok := a.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
 }
+
+// Handler returns the handler with the shared middleware around it.
+func (s *Server) Handler() http.Handler { return s.srv.Handler }
