@@ -93,34 +93,37 @@ func (w *Watcher) follow(ctx context.Context, seq int64, wake <-chan struct{}) {
 	}
 }
 
-// read delivers the changes after seq and returns the new position. A
-// handler that panics is logged and its change is not delivered again.
-func (w *Watcher) read(ctx context.Context, seq int64) (next int64) {
-	next = seq
-	defer func() {
-		if r := recover(); r != nil {
-			w.log.Error("change handler panicked", "panic", r)
-		}
-	}()
+// read delivers the changes after seq and returns the new position.
+func (w *Watcher) read(ctx context.Context, seq int64) int64 {
 	for {
-		changes, err := w.src.ChangesSince(ctx, next)
+		changes, err := w.src.ChangesSince(ctx, seq)
 		if err != nil {
 			if ctx.Err() == nil {
 				w.log.Warn("read change feed", "err", err)
 			}
-			return next
+			return seq
 		}
 		if len(changes) == 0 {
-			return next
+			return seq
 		}
 		w.mu.Lock()
 		handlers := w.handlers
 		w.mu.Unlock()
 		for _, c := range changes {
-			next = c.Seq
 			for _, h := range handlers {
-				h(c)
+				w.call(h, c)
 			}
+			seq = c.Seq
 		}
 	}
+}
+
+// call runs one handler; a panic is logged and does not stop the others.
+func (w *Watcher) call(h func(Change), c Change) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.log.Error("change handler panicked", "seq", c.Seq, "kind", c.Kind, "panic", r)
+		}
+	}()
+	h(c)
 }
