@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/switchyard-gw/switchyard/internal/auth"
+	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/server"
 )
 
@@ -28,6 +27,10 @@ type Options struct {
 	// WildcardModels selects the seed's /v1/models behaviour
 	// (models.listing: wildcard).
 	WildcardModels bool
+	// Gateway serves the model endpoints.
+	Gateway *gateway.Gateway
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 }
 
 // Handler serves the /v1 API and the health endpoints.
@@ -41,12 +44,15 @@ func New(opt Options) *Handler {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
 	h := &Handler{opt: opt, mux: http.NewServeMux()}
 	h.route("GET /healthz", h.healthz)
 	h.route("GET /readyz", h.readyz)
-	h.route("POST /v1/chat/completions", h.authed(h.modelRequest))
-	h.route("POST /v1/completions", h.authed(h.modelRequest))
-	h.route("POST /v1/embeddings", h.authed(h.modelRequest))
+	h.route("POST /v1/chat/completions", h.authed(h.chat))
+	h.route("POST /v1/completions", h.authed(h.completions))
+	h.route("POST /v1/embeddings", h.authed(h.embeddings))
 	h.route("GET /v1/models", h.authed(h.listModels))
 	h.route("GET /v1/models/{model...}", h.authed(h.getModel))
 	h.mux.HandleFunc("/", notFound)
@@ -140,53 +146,3 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte(`{"status":"ready"}` + "\n"))
 }
 
-// modelRequest handles the POST endpoints: a JSON object with a string
-// "model". Until providers are configured (the next issue), no model is
-// available, which the spec answers with 404 Model not found.
-func (h *Handler) modelRequest(w http.ResponseWriter, r *http.Request) {
-	body, release, e := readBody(w, r)
-	if e != nil {
-		WriteError(w, e)
-		return
-	}
-	defer release()
-	model := gjson.GetBytes(body, "model")
-	switch {
-	case !model.Exists() || model.Type == gjson.Null:
-		WriteError(w, badRequest("model", "missing_required_parameter", "You must provide a model parameter."))
-		return
-	case model.Type != gjson.String:
-		WriteError(w, badRequest("model", "invalid_type", "Invalid type for 'model': expected a string."))
-		return
-	}
-	server.RecordFrom(r.Context()).Model = model.Str
-	WriteError(w, ModelNotFound())
-}
-
-// modelObject is one entry of GET /v1/models.
-type modelObject struct {
-	ID      string `json:"id"`
-	Object  string `json:"object"`
-	Created int64  `json:"created"`
-	OwnedBy string `json:"owned_by"`
-}
-
-func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
-	data := []modelObject{}
-	if h.opt.WildcardModels {
-		data = append(data, modelObject{ID: "*", Object: "model", OwnedBy: "switchyard"})
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Object string        `json:"object"`
-		Data   []modelObject `json:"data"`
-	}{"list", data})
-}
-
-func (h *Handler) getModel(w http.ResponseWriter, r *http.Request) {
-	server.RecordFrom(r.Context()).Model = r.PathValue("model")
-	if h.opt.WildcardModels {
-		WriteError(w, badRequest("model", "MISSING_CONTEXT", "Model lookup is not available: GET /v1/models/{model} is not implemented."))
-		return
-	}
-	WriteError(w, ModelNotFound())
-}

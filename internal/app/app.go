@@ -16,6 +16,7 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/events"
+	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
@@ -57,7 +58,13 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 	})
 	a.watcher = events.NewWatcher(st, log, 5*time.Second)
 	a.watcher.Handle(a.onChange)
+	routes, err := Routes(cfg, log, time.Now)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	h := api.New(api.Options{
+		Gateway:        gateway.New(routes),
 		Auth:           a.auth,
 		Log:            log,
 		Ready:          st.Ping,
@@ -138,7 +145,8 @@ func (l keyLookup) LookupKey(ctx context.Context, h apikey.Hash) (auth.KeyState,
 		return auth.KeyState{}, err
 	}
 	return auth.KeyState{
-		Principal:       auth.Principal{KeyID: ka.KeyID, AccountID: ka.AccountID},
+		Principal: auth.Principal{KeyID: ka.KeyID, AccountID: ka.AccountID,
+			AccountModels: ka.AccountModels, KeyModels: ka.KeyModels},
 		Revoked:         ka.Revoked,
 		AccountDisabled: ka.AccountDisabled,
 	}, nil

@@ -18,6 +18,10 @@ import (
 type Principal struct {
 	KeyID     string
 	AccountID string
+	// AccountModels and KeyModels are the allow-lists of model IDs (a
+	// trailing "*" matches a prefix); empty permits every model.
+	AccountModels []string
+	KeyModels     []string
 }
 
 // KeyState is what a KeyLookup knows about a key.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -19,6 +20,7 @@ func runAccounts(ctx context.Context, env Env, args []string) error {
 	return subcommand(ctx, env, "accounts", args, map[string]func(context.Context, Env, []string) error{
 		"create": accountsCreate,
 		"list":   accountsList,
+		"update": accountsUpdate,
 	})
 }
 
@@ -122,7 +124,7 @@ func accountsList(ctx context.Context, env Env, args []string) error {
 func accountJSON(a store.Account) map[string]any {
 	return map[string]any{
 		"id": a.ID, "email": a.Email, "admin": a.IsAdmin, "disabled": a.Disabled,
-		"created_at": a.CreatedAt.Format(time.RFC3339),
+		"created_at": a.CreatedAt.Format(time.RFC3339), "models": listOrEmpty(a.Models),
 	}
 }
 
@@ -149,4 +151,42 @@ func timeOrNil(t time.Time) any {
 func sorted(s []string) []string {
 	sort.Strings(s)
 	return s
+}
+
+func accountsUpdate(ctx context.Context, env Env, args []string) error {
+	fs, cfgPath := newFlags(env, "accounts update")
+	email := fs.String("email", "", "owner's email `address` (required)")
+	models := fs.String("models", "", "comma-separated model `IDs` the account may use; \"\" or \"all\" permits every model")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *email == "" {
+		return usageErr("--email is required")
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "models" })
+	if !set {
+		return usageErr("nothing to update: give --models")
+	}
+	allowed, err := modelList(*models)
+	if err != nil {
+		return err
+	}
+	if len(allowed) == 1 && allowed[0] == "all" {
+		allowed = nil
+	}
+	st, err := openStore(ctx, env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	a, err := st.AccountByEmail(ctx, *email)
+	if err != nil {
+		return err
+	}
+	if err := st.SetAccountModels(ctx, a.ID, allowed); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Account %s may use: %s.\n", a.Email, modelsText(allowed))
+	return nil
 }

@@ -39,6 +39,7 @@ func commands() []command {
 		{"migrate", "apply database migrations", runMigrate},
 		{"accounts", "create and list accounts", runAccounts},
 		{"keys", "create, list and revoke API keys", runKeys},
+		{"models", "print the model catalogue and which models are reachable", runModels},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -24,11 +24,16 @@ func keysCreate(ctx context.Context, env Env, args []string) error {
 	email := fs.String("account", "", "owner's email `address` (required)")
 	name := fs.String("name", "", "descriptive `name` of the key, e.g. \"ci pipeline\" (required)")
 	asJSON := fs.Bool("json", false, "print the key and its details as JSON")
+	models := fs.String("models", "", "comma-separated model `IDs` the key may use (a trailing * matches a prefix; default all)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if *email == "" {
 		return usageErr("--account is required")
+	}
+	allowed, err := modelList(*models)
+	if err != nil {
+		return err
 	}
 	if strings.TrimSpace(*name) == "" {
 		return usageErr("--name is required: give the key a descriptive name")
@@ -44,7 +49,8 @@ func keysCreate(ctx context.Context, env Env, args []string) error {
 	}
 	full := apikey.Generate()
 	hash, _ := apikey.Parse(full)
-	k, err := st.CreateKey(ctx, store.NewKey{AccountID: acct.ID, Name: strings.TrimSpace(*name), Hash: hash.String(), Hint: apikey.Hint(full)})
+	k, err := st.CreateKey(ctx, store.NewKey{AccountID: acct.ID, Name: strings.TrimSpace(*name), Hash: hash.String(),
+		Hint: apikey.Hint(full), Models: allowed})
 	if err != nil {
 		return err
 	}
@@ -89,10 +95,10 @@ func keysList(ctx context.Context, env Env, args []string) error {
 		return printJSON(env.Stdout, out)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tKEY\tSTATUS\tCREATED\tLAST USED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tNAME\tKEY\tSTATUS\tCREATED\tLAST USED\tREVOKED\tMODELS")
 	for _, k := range keys {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Hint, k.Status,
-			fmtTime(k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Hint, k.Status,
+			fmtTime(k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt), modelsText(k.Models))
 	}
 	return tw.Flush()
 }
@@ -126,5 +132,36 @@ func keyJSON(k store.Key) map[string]any {
 	return map[string]any{
 		"id": k.ID, "name": k.Name, "hint": k.Hint, "status": k.Status,
 		"created_at": timeOrNil(k.CreatedAt), "last_used_at": timeOrNil(k.LastUsedAt), "revoked_at": timeOrNil(k.RevokedAt),
+		"models": listOrEmpty(k.Models),
 	}
+}
+
+// modelList parses a --models value: comma-separated model IDs.
+func modelList(s string) ([]string, error) {
+	var out []string
+	for _, m := range strings.Split(s, ",") {
+		m = strings.TrimSpace(m)
+		if m == "" {
+			continue
+		}
+		if strings.ContainsAny(m, " \t\"") || strings.Count(m, "*") > 1 || (strings.Contains(m, "*") && !strings.HasSuffix(m, "*")) {
+			return nil, usageErr("--models: %q is not a model ID (a single trailing * may match a prefix)", m)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func modelsText(l []string) string {
+	if len(l) == 0 {
+		return "all"
+	}
+	return strings.Join(l, ",")
+}
+
+func listOrEmpty(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }

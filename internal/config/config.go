@@ -20,6 +20,9 @@ type Config struct {
 	Auth     Auth     `yaml:"auth"`
 	Log      Log      `yaml:"log"`
 	Models   Models   `yaml:"models"`
+	// Providers lists the upstreams. Providers whose *_API_KEY or
+	// *_BASE_URL environment variable is set are added too. Default none.
+	Providers []Provider `yaml:"providers"`
 
 	// Dev is set by `serve --dev`: it creates a dev account and key and
 	// enables the mock provider. It has no file key.
@@ -105,6 +108,9 @@ type Models struct {
 	// use) or "wildcard" (the seed's behaviour: one entry "*", and
 	// /v1/models/{model} answers 400 MISSING_CONTEXT). Default catalog.
 	Listing string `yaml:"listing"`
+	// Add adds models to the built-in catalogue or changes built-in ones
+	// (their prices, limits, or deployments). Default none.
+	Add []ModelEntry `yaml:"add"`
 }
 
 // Default returns the embedded defaults: enough to run with no file.
@@ -158,7 +164,7 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: %s", ch.key, ch.err)
 		}
 	}
-	return nil
+	return c.validateProviders()
 }
 
 func listenErr(addr string) string {

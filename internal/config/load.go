@@ -30,6 +30,9 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		}
 	}
 	applyEnv(&c, getenv)
+	providersFromEnv(&c, getenv)
+	fillProviderDefaults(&c)
+	resolveKeys(&c, getenv)
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -80,6 +83,8 @@ func decodeNode(n *yaml.Node, v reflect.Value, key string) error {
 		return decodeDuration(n, v, key)
 	case v.Kind() == reflect.Slice:
 		return decodeSlice(n, v, key)
+	case v.Kind() == reflect.Map:
+		return decodeMap(n, v, key)
 	}
 	return decodeScalar(n, v, key)
 }
@@ -143,6 +148,26 @@ func decodeSlice(n *yaml.Node, v reflect.Value, key string) error {
 		}
 	}
 	v.Set(s)
+	return nil
+}
+
+func decodeMap(n *yaml.Node, v reflect.Value, key string) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return keyErr(n, key, "expected a mapping")
+	}
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		elem := reflect.New(v.Type().Elem()).Elem()
+		if err := decodeNode(val, elem, key+"."+k.Value); err != nil {
+			return err
+		}
+		m.SetMapIndex(reflect.ValueOf(k.Value), elem)
+	}
+	v.Set(m)
 	return nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/events"
 )
 
 // Account is an owner of API keys.
@@ -16,6 +18,7 @@ type Account struct {
 	IsAdmin   bool
 	Disabled  bool
 	CreatedAt time.Time
+	Models    []string // allow-list; empty permits every model
 }
 
 // NewAccount is what CreateAccount needs. PasswordHash is already hashed
@@ -49,16 +52,33 @@ func (s *Store) CreateAccount(ctx context.Context, na NewAccount) (Account, erro
 	return a, nil
 }
 
-const accountColumns = `id, email, is_admin, disabled, created_at`
+const accountColumns = `id, email, is_admin, disabled, created_at, allowed_models`
 
 func scanAccount(row interface{ Scan(...any) error }) (Account, error) {
 	var a Account
 	var created sql.NullInt64
-	if err := row.Scan(&a.ID, &a.Email, &a.IsAdmin, &a.Disabled, &created); err != nil {
+	var models string
+	if err := row.Scan(&a.ID, &a.Email, &a.IsAdmin, &a.Disabled, &created, &models); err != nil {
 		return Account{}, err
 	}
 	a.CreatedAt = fromMillis(created)
+	a.Models = decodeList(models)
 	return a, nil
+}
+
+// SetAccountModels replaces the account's model allow-list (empty permits
+// every model) and tells every server.
+func (s *Store) SetAccountModels(ctx context.Context, id string, models []string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE accounts SET allowed_models = $1 WHERE id = $2`, encodeList(models), id)
+		if err != nil {
+			return fmt.Errorf("set account models: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("account %s: %w", id, ErrNotFound)
+		}
+		return s.recordChange(ctx, tx, events.KindAccount, id)
+	})
 }
 
 // AccountByEmail returns the account with that email, or ErrNotFound.

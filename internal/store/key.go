@@ -28,6 +28,7 @@ type Key struct {
 	CreatedAt  time.Time
 	RevokedAt  time.Time // zero while active
 	LastUsedAt time.Time // zero until first use
+	Models     []string  // allow-list; empty permits every model
 }
 
 // NewKey is what CreateKey needs.
@@ -36,6 +37,8 @@ type NewKey struct {
 	Name      string
 	Hash      string // hex SHA-256 of the key's secret part
 	Hint      string
+	// Models is the key's model allow-list; empty permits every model.
+	Models []string
 }
 
 // KeyAuth is what authentication needs to know about a key.
@@ -44,6 +47,8 @@ type KeyAuth struct {
 	AccountID       string
 	Revoked         bool
 	AccountDisabled bool
+	AccountModels   []string
+	KeyModels       []string
 }
 
 // CreateKey stores a new active key. The name must not be empty.
@@ -58,13 +63,14 @@ func (s *Store) CreateKey(ctx context.Context, nk NewKey) (Key, error) {
 		Hint:      nk.Hint,
 		Hash:      nk.Hash,
 		Status:    KeyActive,
+		Models:    nk.Models,
 		CreatedAt: s.now().UTC().Truncate(time.Millisecond),
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx,
-			`INSERT INTO api_keys (id, account_id, name, key_hash, hint, status, created_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			k.ID, k.AccountID, k.Name, nk.Hash, k.Hint, k.Status, millis(k.CreatedAt))
+			`INSERT INTO api_keys (id, account_id, name, key_hash, hint, status, created_at, allowed_models)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			k.ID, k.AccountID, k.Name, nk.Hash, k.Hint, k.Status, millis(k.CreatedAt), encodeList(nk.Models))
 		if err != nil {
 			return err
 		}
@@ -80,14 +86,16 @@ func (s *Store) CreateKey(ctx context.Context, nk NewKey) (Key, error) {
 	return k, nil
 }
 
-const keyColumns = `id, account_id, name, hint, key_hash, status, created_at, revoked_at, last_used_at`
+const keyColumns = `id, account_id, name, hint, key_hash, status, created_at, revoked_at, last_used_at, allowed_models`
 
 func scanKey(row interface{ Scan(...any) error }) (Key, error) {
 	var k Key
 	var created, revoked, used sql.NullInt64
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hint, &k.Hash, &k.Status, &created, &revoked, &used); err != nil {
+	var models string
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hint, &k.Hash, &k.Status, &created, &revoked, &used, &models); err != nil {
 		return Key{}, err
 	}
+	k.Models = decodeList(models)
 	k.CreatedAt, k.RevokedAt, k.LastUsedAt = fromMillis(created), fromMillis(revoked), fromMillis(used)
 	return k, nil
 }
@@ -157,11 +165,11 @@ func (s *Store) RevokeKey(ctx context.Context, id string) (Key, error) {
 // given, or ErrNotFound.
 func (s *Store) LookupKey(ctx context.Context, hash string) (KeyAuth, error) {
 	var ka KeyAuth
-	var status string
+	var status, keyModels, acctModels string
 	err := s.db.QueryRowContext(ctx,
-		`SELECT k.id, k.account_id, k.status, a.disabled
+		`SELECT k.id, k.account_id, k.status, a.disabled, k.allowed_models, a.allowed_models
 		 FROM api_keys k JOIN accounts a ON a.id = k.account_id
-		 WHERE k.key_hash = $1`, hash).Scan(&ka.KeyID, &ka.AccountID, &status, &ka.AccountDisabled)
+		 WHERE k.key_hash = $1`, hash).Scan(&ka.KeyID, &ka.AccountID, &status, &ka.AccountDisabled, &keyModels, &acctModels)
 	if errors.Is(err, sql.ErrNoRows) {
 		return KeyAuth{}, ErrNotFound
 	}
@@ -169,6 +177,7 @@ func (s *Store) LookupKey(ctx context.Context, hash string) (KeyAuth, error) {
 		return KeyAuth{}, fmt.Errorf("look up key: %w", err)
 	}
 	ka.Revoked = status != KeyActive
+	ka.KeyModels, ka.AccountModels = decodeList(keyModels), decodeList(acctModels)
 	return ka, nil
 }
 

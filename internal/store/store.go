@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -180,6 +181,24 @@ func isUniqueViolation(err error) bool {
 		return sqliteErr.Code() == 2067 || sqliteErr.Code() == 1555
 	}
 	return false
+}
+
+// encodeList stores a list of strings as a JSON array.
+func encodeList(l []string) string {
+	if len(l) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+// decodeList reads what encodeList stored; nil for an empty list.
+func decodeList(s string) []string {
+	var l []string
+	if json.Unmarshal([]byte(s), &l) != nil || len(l) == 0 {
+		return nil
+	}
+	return l
 }
 
 // quoteIdent quotes a PostgreSQL identifier.

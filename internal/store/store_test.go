@@ -3,9 +3,12 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
 	"github.com/switchyard-gw/switchyard/internal/events"
@@ -42,11 +45,20 @@ func TestAccounts(t *testing.T) {
 			t.Errorf("duplicate email: err = %v, want ErrExists", err)
 		}
 		got, err := s.AccountByEmail(ctx, "owner@EXAMPLE.com")
-		if err != nil || got != a {
+		if err != nil || !cmp.Equal(got, a) {
 			t.Errorf("AccountByEmail = %+v, %v; want %+v", got, err, a)
 		}
-		if got, err := s.AccountByID(ctx, a.ID); err != nil || got != a {
+		if got, err := s.AccountByID(ctx, a.ID); err != nil || !cmp.Equal(got, a) {
 			t.Errorf("AccountByID = %+v, %v", got, err)
+		}
+		if err := s.SetAccountModels(ctx, a.ID, []string{"gpt-4o", "llama-*"}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.AccountByID(ctx, a.ID); !cmp.Equal(got.Models, []string{"gpt-4o", "llama-*"}) {
+			t.Errorf("account models = %v", got.Models)
+		}
+		if err := s.SetAccountModels(ctx, "acct_nope", nil); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("SetAccountModels on unknown account: %v", err)
 		}
 		if _, err := s.AccountByEmail(ctx, "nobody@example.com"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("unknown email: err = %v", err)
@@ -70,6 +82,13 @@ func TestKeyLifecycle(t *testing.T) {
 			t.Error("key without a name was created")
 		}
 		k, hash := newKey(t, s, a.ID, "ci pipeline")
+		limited, err := s.CreateKey(ctx, store.NewKey{AccountID: a.ID, Name: "limited", Hash: "ab", Hint: "h", Models: []string{"gpt-4o-mini"}})
+		if err != nil || !cmp.Equal(limited.Models, []string{"gpt-4o-mini"}) {
+			t.Fatalf("key with models: %+v %v", limited, err)
+		}
+		if ka, _ := s.LookupKey(ctx, "ab"); !cmp.Equal(ka.KeyModels, []string{"gpt-4o-mini"}) || ka.AccountModels != nil {
+			t.Errorf("LookupKey models = %+v", ka)
+		}
 		if k.Status != store.KeyActive || !k.RevokedAt.IsZero() {
 			t.Errorf("new key %+v", k)
 		}
@@ -106,7 +125,7 @@ func TestKeyLifecycle(t *testing.T) {
 			t.Error("revoked key looks active")
 		}
 		keys, err := s.ListKeys(ctx, a.ID)
-		if err != nil || len(keys) != 1 || keys[0].Hint != rk.Hint {
+		if err != nil || len(keys) != 2 || !slices.ContainsFunc(keys, func(k store.Key) bool { return k.ID == rk.ID && k.Hint == rk.Hint }) {
 			t.Errorf("ListKeys = %+v, %v", keys, err)
 		}
 	})

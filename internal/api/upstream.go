@@ -1,0 +1,73 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
+)
+
+// statusClientClosed is logged when the client went away (nginx's 499).
+const statusClientClosed = 499
+
+// callError maps an error from routing or an upstream to what the client
+// sees. Upstream credentials problems are the gateway's, never the
+// client's: they are 502s, not invalid_api_key.
+func callError(err error) *Error {
+	var wrong *gateway.ErrWrongEndpoint
+	var unsup *gateway.ErrUnsupported
+	var pe *provider.Error
+	switch {
+	case errors.Is(err, route.ErrNotFound):
+		return ModelNotFound()
+	case errors.As(err, &wrong):
+		return badRequest("model", "model_not_supported", fmt.Sprintf(
+			"The model `%s` is a %s model and is not supported on this endpoint.", wrong.Model, wrong.Mode))
+	case errors.As(err, &unsup):
+		return badRequest(unsup.Param, "unsupported_parameter", unsup.Message)
+	case errors.As(err, &pe):
+		return providerError(pe)
+	}
+	return serverError(http.StatusInternalServerError, "The server had an error while processing your request.")
+}
+
+func providerError(pe *provider.Error) *Error {
+	switch pe.Kind {
+	case provider.KindBadRequest:
+		code := pe.Code
+		return &Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: pe.Param, Code: code, Message: pe.Message}
+	case provider.KindAuth:
+		return &Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_auth_failed", Message: fmt.Sprintf(
+			"The gateway's credentials for provider %s were refused by the upstream. This is a gateway configuration problem, not your API key.", pe.Provider)}
+	case provider.KindNotFound:
+		return ModelNotFound()
+	case provider.KindRateLimit:
+		secs := retrySeconds(pe.RetryAfter)
+		return &Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error", NoCode: true, RetryAfter: secs,
+			Message: fmt.Sprintf("The upstream provider %s is rate-limiting requests for this model. Try again in %ds.", pe.Provider, secs)}
+	case provider.KindOverloaded:
+		secs := retrySeconds(pe.RetryAfter)
+		return &Error{Status: http.StatusServiceUnavailable, Type: "server_error", RetryAfter: secs,
+			Message: fmt.Sprintf("The upstream provider %s is overloaded. Try again in %ds.", pe.Provider, secs)}
+	case provider.KindTimeout:
+		return &Error{Status: http.StatusGatewayTimeout, Type: "server_error",
+			Message: fmt.Sprintf("The upstream provider %s did not answer in time.", pe.Provider)}
+	case provider.KindCanceled:
+		return &Error{Status: statusClientClosed, Type: "invalid_request_error", Message: "The client closed the request."}
+	}
+	msg := fmt.Sprintf("The upstream provider %s failed to answer.", pe.Provider)
+	if pe.Status != 0 {
+		msg = fmt.Sprintf("The upstream provider %s failed with status %d.", pe.Provider, pe.Status)
+	}
+	return &Error{Status: http.StatusBadGateway, Type: "server_error", Message: msg}
+}
+
+// retrySeconds rounds a Retry-After up to whole seconds, at least 1.
+func retrySeconds(d time.Duration) int {
+	s := int((d + time.Second - 1) / time.Second)
+	return max(s, 1)
+}

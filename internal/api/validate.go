@@ -1,0 +1,186 @@
+package api
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// Request validation reads the body with a scanner (no full decode) and
+// names the offending field in param, as OpenAI does.
+
+func invalidType(param, want string) *Error {
+	return badRequest(param, "invalid_type", fmt.Sprintf("Invalid type for '%s': expected %s.", param, want))
+}
+
+func invalidValue(param, msg string) *Error {
+	return badRequest(param, "invalid_value", fmt.Sprintf("Invalid value for '%s': %s", param, msg))
+}
+
+func missing(param string) *Error {
+	return badRequest(param, "missing_required_parameter", fmt.Sprintf("Missing required parameter: '%s'.", param))
+}
+
+// present reports a field that is set and not null.
+func present(r gjson.Result) bool { return r.Exists() && r.Type != gjson.Null }
+
+// checkModel validates "model" and returns it.
+func checkModel(body []byte) (string, *Error) {
+	m := gjson.GetBytes(body, "model")
+	switch {
+	case !present(m):
+		return "", badRequest("model", "missing_required_parameter", "You must provide a model parameter.")
+	case m.Type != gjson.String:
+		return "", invalidType("model", "a string")
+	case m.Str == "":
+		return "", invalidValue("model", "expected a model ID, got an empty string.")
+	}
+	return m.Str, nil
+}
+
+// checkNumber validates an optional number within [min, max].
+func checkNumber(body []byte, name string, min, max float64) *Error {
+	v := gjson.GetBytes(body, name)
+	if !present(v) {
+		return nil
+	}
+	if v.Type != gjson.Number {
+		return invalidType(name, "a number")
+	}
+	if v.Num < min || v.Num > max {
+		return invalidValue(name, fmt.Sprintf("expected a number between %g and %g, got %s.", min, max, v.Raw))
+	}
+	return nil
+}
+
+// isInt reports whether a JSON number is an integer.
+func isInt(v gjson.Result) bool {
+	if v.Type != gjson.Number {
+		return false
+	}
+	_, err := strconv.ParseInt(v.Raw, 10, 64)
+	return err == nil
+}
+
+// checkInt validates an optional integer within [min, max].
+func checkInt(body []byte, name string, min, max int64) *Error {
+	v := gjson.GetBytes(body, name)
+	if !present(v) {
+		return nil
+	}
+	if !isInt(v) {
+		return invalidType(name, "an integer")
+	}
+	if v.Int() < min || v.Int() > max {
+		if min == 1 && max == maxInt {
+			return invalidValue(name, fmt.Sprintf("expected a positive integer, got %s.", v.Raw))
+		}
+		return invalidValue(name, fmt.Sprintf("expected an integer between %d and %d, got %s.", min, max, v.Raw))
+	}
+	return nil
+}
+
+const maxInt = int64(1<<63 - 1)
+
+// checkBool validates an optional boolean.
+func checkBool(body []byte, name string) *Error {
+	v := gjson.GetBytes(body, name)
+	if present(v) && v.Type != gjson.True && v.Type != gjson.False {
+		return invalidType(name, "a boolean")
+	}
+	return nil
+}
+
+// checkStop validates "stop": a string or an array of at most 4 strings.
+func checkStop(body []byte) *Error {
+	v := gjson.GetBytes(body, "stop")
+	if !present(v) || v.Type == gjson.String {
+		return nil
+	}
+	if !v.IsArray() {
+		return invalidType("stop", "a string or an array of strings")
+	}
+	arr := v.Array()
+	if len(arr) > 4 {
+		return invalidValue("stop", fmt.Sprintf("expected at most 4 stop sequences, got %d.", len(arr)))
+	}
+	for i, s := range arr {
+		if s.Type != gjson.String {
+			return invalidType(fmt.Sprintf("stop[%d]", i), "a string")
+		}
+	}
+	return nil
+}
+
+// checkStreamOptions validates stream_options, which needs stream: true.
+func checkStreamOptions(body []byte) *Error {
+	v := gjson.GetBytes(body, "stream_options")
+	if !present(v) {
+		return nil
+	}
+	if !v.IsObject() {
+		return invalidType("stream_options", "an object")
+	}
+	if !gjson.GetBytes(body, "stream").Bool() {
+		return invalidValue("stream_options", "stream_options is only allowed when stream is true.")
+	}
+	if u := v.Get("include_usage"); present(u) && u.Type != gjson.True && u.Type != gjson.False {
+		return invalidType("stream_options.include_usage", "a boolean")
+	}
+	return nil
+}
+
+// checkSampling validates the fields chat and legacy completions share.
+func checkSampling(body []byte) *Error {
+	for _, check := range []func() *Error{
+		func() *Error { return checkNumber(body, "temperature", 0, 2) },
+		func() *Error { return checkNumber(body, "top_p", 0, 1) },
+		func() *Error { return checkNumber(body, "presence_penalty", -2, 2) },
+		func() *Error { return checkNumber(body, "frequency_penalty", -2, 2) },
+		func() *Error { return checkInt(body, "max_tokens", 1, maxInt) },
+		func() *Error { return checkInt(body, "n", 1, 128) },
+		func() *Error { return checkInt(body, "seed", -maxInt-1, maxInt) },
+		func() *Error { return checkBool(body, "stream") },
+		func() *Error { return checkStreamOptions(body) },
+		func() *Error { return checkStop(body) },
+		func() *Error { return checkLogitBias(body) },
+		func() *Error { return checkString(body, "user") },
+	} {
+		if e := check(); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func checkString(body []byte, name string) *Error {
+	v := gjson.GetBytes(body, name)
+	if present(v) && v.Type != gjson.String {
+		return invalidType(name, "a string")
+	}
+	return nil
+}
+
+func checkLogitBias(body []byte) *Error {
+	v := gjson.GetBytes(body, "logit_bias")
+	if !present(v) {
+		return nil
+	}
+	if !v.IsObject() {
+		return invalidType("logit_bias", "an object mapping token IDs to numbers")
+	}
+	var e *Error
+	v.ForEach(func(k, b gjson.Result) bool {
+		if _, err := strconv.Atoi(k.Str); err != nil {
+			e = invalidValue("logit_bias", fmt.Sprintf("keys must be token IDs, got %q.", k.Str))
+		} else if b.Type != gjson.Number || b.Num < -100 || b.Num > 100 {
+			e = invalidValue("logit_bias", fmt.Sprintf("bias for token %s must be a number between -100 and 100.", k.Str))
+		}
+		return e == nil
+	})
+	return e
+}
+
+var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)

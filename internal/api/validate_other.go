@@ -1,0 +1,156 @@
+package api
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+)
+
+// completionRequest is what the handler needs to know about a valid legacy
+// completion body.
+type completionRequest struct {
+	Model        string
+	Stream       bool
+	IncludeUsage bool
+	// Prompts holds the text prompts; nil when the prompt is token IDs.
+	Prompts []string
+	// Tokens reports a prompt of token IDs (int[] or int[][]).
+	Tokens bool
+}
+
+// checkCompletion validates a legacy completion body.
+func checkCompletion(body []byte) (completionRequest, *Error) {
+	model, e := checkModel(body)
+	if e != nil {
+		return completionRequest{}, e
+	}
+	cr := completionRequest{Model: model}
+	if cr.Prompts, cr.Tokens, e = checkInputs(body, "prompt", true); e != nil {
+		return completionRequest{}, e
+	}
+	if e := checkSampling(body); e != nil {
+		return completionRequest{}, e
+	}
+	for _, check := range []func() *Error{
+		func() *Error { return checkInt(body, "logprobs", 0, 5) },
+		func() *Error { return checkInt(body, "best_of", 0, 20) },
+		func() *Error { return checkBool(body, "echo") },
+		func() *Error { return checkString(body, "suffix") },
+	} {
+		if e := check(); e != nil {
+			return completionRequest{}, e
+		}
+	}
+	cr.Stream = gjson.GetBytes(body, "stream").Bool()
+	cr.IncludeUsage = gjson.GetBytes(body, "stream_options.include_usage").Bool()
+	return cr, nil
+}
+
+// embeddingRequest is what the handler needs to know about a valid
+// embeddings body.
+type embeddingRequest struct {
+	Model      string
+	Base64     bool
+	Dimensions int
+	Inputs     int
+}
+
+// checkEmbedding validates an embeddings body.
+func checkEmbedding(body []byte) (embeddingRequest, *Error) {
+	model, e := checkModel(body)
+	if e != nil {
+		return embeddingRequest{}, e
+	}
+	er := embeddingRequest{Model: model}
+	texts, tokens, e := checkInputs(body, "input", false)
+	if e != nil {
+		return embeddingRequest{}, e
+	}
+	er.Inputs = len(texts)
+	if tokens {
+		er.Inputs = tokenInputs(gjson.GetBytes(body, "input"))
+	}
+	if er.Inputs > 2048 {
+		return embeddingRequest{}, invalidValue("input", fmt.Sprintf("expected at most 2048 inputs, got %d.", er.Inputs))
+	}
+	switch f := gjson.GetBytes(body, "encoding_format"); {
+	case !present(f), f.Str == "float" && f.Type == gjson.String:
+	case f.Str == "base64" && f.Type == gjson.String:
+		er.Base64 = true
+	default:
+		return embeddingRequest{}, invalidValue("encoding_format", fmt.Sprintf("expected float or base64, got %s.", f.Raw))
+	}
+	if e := checkInt(body, "dimensions", 1, 1<<20); e != nil {
+		return embeddingRequest{}, e
+	}
+	er.Dimensions = int(gjson.GetBytes(body, "dimensions").Int())
+	if e := checkString(body, "user"); e != nil {
+		return embeddingRequest{}, e
+	}
+	return er, nil
+}
+
+func tokenInputs(in gjson.Result) int {
+	arr := in.Array()
+	if len(arr) > 0 && arr[0].IsArray() {
+		return len(arr)
+	}
+	return 1
+}
+
+// checkInputs validates a prompt or input: a string, an array of strings,
+// an array of token IDs, or an array of token-ID arrays. It returns the
+// texts, or tokens=true for token input. Empty strings are refused unless
+// allowEmpty (a legacy prompt may be "").
+func checkInputs(body []byte, name string, allowEmpty bool) (texts []string, tokens bool, e *Error) {
+	in := gjson.GetBytes(body, name)
+	const want = "a string, an array of strings, an array of token IDs, or an array of token ID arrays"
+	switch {
+	case !present(in):
+		return nil, false, missing(name)
+	case in.Type == gjson.String:
+		if in.Str == "" && !allowEmpty {
+			return nil, false, invalidValue(name, "expected a non-empty string.")
+		}
+		return []string{in.Str}, false, nil
+	case !in.IsArray():
+		return nil, false, invalidType(name, want)
+	}
+	arr := in.Array()
+	if len(arr) == 0 {
+		return nil, false, invalidValue(name, "expected at least one input, got an empty array.")
+	}
+	switch {
+	case arr[0].Type == gjson.String:
+		for i, s := range arr {
+			if s.Type != gjson.String {
+				return nil, false, invalidType(fmt.Sprintf("%s[%d]", name, i), "a string (all elements must be strings)")
+			}
+			if s.Str == "" && !allowEmpty {
+				return nil, false, invalidValue(fmt.Sprintf("%s[%d]", name, i), "expected a non-empty string.")
+			}
+			texts = append(texts, s.Str)
+		}
+		return texts, false, nil
+	case arr[0].Type == gjson.Number:
+		for i, t := range arr {
+			if !isInt(t) || t.Int() < 0 {
+				return nil, false, invalidType(fmt.Sprintf("%s[%d]", name, i), "a token ID (all elements must be non-negative integers)")
+			}
+		}
+		return nil, true, nil
+	case arr[0].IsArray():
+		for i, row := range arr {
+			if !row.IsArray() || len(row.Array()) == 0 {
+				return nil, false, invalidType(fmt.Sprintf("%s[%d]", name, i), "a non-empty array of token IDs")
+			}
+			for j, t := range row.Array() {
+				if !isInt(t) || t.Int() < 0 {
+					return nil, false, invalidType(fmt.Sprintf("%s[%d][%d]", name, i, j), "a token ID")
+				}
+			}
+		}
+		return nil, true, nil
+	}
+	return nil, false, invalidType(name, want)
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/provider/mock"
+	"github.com/switchyard-gw/switchyard/internal/provider/openai"
+	"github.com/switchyard-gw/switchyard/internal/route"
+)
+
+// Routes builds the routing table of a configuration: the providers, and
+// the built-in catalogue with the configuration's models (and, when a mock
+// provider is enabled, the mock's models) added.
+func Routes(cfg *config.Config, log *slog.Logger, now func() time.Time) (*route.Table, error) {
+	providers, provided := buildProviders(cfg, log)
+	var added []catalog.Entry
+	for i, m := range cfg.Models.Add {
+		e, err := entry(m)
+		if err != nil {
+			return nil, fmt.Errorf("config: models.add[%d].%w", i, err)
+		}
+		added = append(added, e)
+	}
+	cat, err := catalog.Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("catalogue: %w", err)
+	}
+	if cat, err = cat.With(provided); err != nil {
+		return nil, fmt.Errorf("config: providers' models: %w", err)
+	}
+	if cat, err = cat.With(added); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return route.New(cat, providers, now), nil
+}
+
+// buildProviders makes one client per configured provider, adding the mock
+// in dev mode. It returns the catalogue entries the providers bring.
+func buildProviders(cfg *config.Config, log *slog.Logger) ([]provider.Provider, []catalog.Entry) {
+	var out []provider.Provider
+	var entries []catalog.Entry
+	hasMock := false
+	for _, p := range cfg.Providers {
+		switch p.Type {
+		case config.TypeMock:
+			hasMock = true
+			out = append(out, mock.New(p.Name))
+			entries = append(entries, mockEntries(p.Name)...)
+		case config.TypeAnthropic, config.TypeGemini:
+			log.Warn("provider type not supported by this version; its models stay unreachable", "provider", p.Name, "type", p.Type)
+		default:
+			out = append(out, openai.New(openai.Options{
+				Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, APIKey: p.APIKey, Headers: p.Headers,
+				Timeout: p.Timeout, TranslateFunctions: p.Functions == "translate",
+			}))
+			for _, id := range p.Models {
+				entries = addDeployment(entries, catalog.Entry{ID: id, Mode: catalog.ModeChat, Functions: true},
+					catalog.Deployment{Provider: p.Name, UpstreamID: id})
+			}
+		}
+	}
+	if cfg.Dev && !hasMock {
+		out = append(out, mock.New("mock"))
+		entries = append(entries, mockEntries("mock")...)
+	}
+	return out, entries
+}
+
+// addDeployment adds e with deployment d, or only d when an entry for the
+// same ID is already there (two hosts serving one model).
+func addDeployment(entries []catalog.Entry, e catalog.Entry, d catalog.Deployment) []catalog.Entry {
+	for i := range entries {
+		if entries[i].ID == e.ID {
+			entries[i].Deployments = append(entries[i].Deployments, d)
+			return entries
+		}
+	}
+	e.Deployments = []catalog.Deployment{d}
+	return append(entries, e)
+}
+
+// mockEntries returns the mock's models deployed on the named provider.
+func mockEntries(name string) []catalog.Entry {
+	out := make([]catalog.Entry, len(mock.Models))
+	for i, e := range mock.Models {
+		e.Deployments = []catalog.Deployment{{Provider: name, UpstreamID: e.ID}}
+		out[i] = e
+	}
+	return out
+}
+
+// entry converts a configured model.
+func entry(m config.ModelEntry) (catalog.Entry, error) {
+	e := catalog.Entry{
+		ID: m.ID, Family: m.Family, Mode: catalog.Mode(m.Mode),
+		ContextWindow: m.ContextWindow, MaxOutputTokens: m.MaxOutputTokens,
+		Functions: m.Functions, Vision: m.Vision, EmbeddingDims: m.EmbeddingDimensions,
+	}
+	var err error
+	if m.InputUSDPerMtok != "" {
+		if e.InputPrice, err = catalog.ParsePrice(m.InputUSDPerMtok); err != nil {
+			return e, fmt.Errorf("input_usd_per_mtok: %w", err)
+		}
+	}
+	if m.OutputUSDPerMtok != "" {
+		if e.OutputPrice, err = catalog.ParsePrice(m.OutputUSDPerMtok); err != nil {
+			return e, fmt.Errorf("output_usd_per_mtok: %w", err)
+		}
+	}
+	for _, d := range m.Deployments {
+		e.Deployments = append(e.Deployments, catalog.Deployment{Provider: d.Provider, UpstreamID: d.UpstreamID})
+	}
+	return e, nil
+}

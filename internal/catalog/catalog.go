@@ -1,0 +1,50 @@
+package catalog
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+//go:embed models.csv
+var builtinCSV string
+
+// Catalog is an immutable set of models, safe for concurrent use.
+type Catalog struct {
+	models []*Model // in file order, then models added by With
+	byID   map[string]*Model
+}
+
+// newCatalog indexes models, whose IDs must be unique.
+func newCatalog(models []*Model) *Catalog {
+	c := &Catalog{models: models, byID: make(map[string]*Model, len(models))}
+	for _, m := range models {
+		c.byID[m.ID] = m
+	}
+	return c
+}
+
+// Builtin parses the embedded models.csv. An error names the line and
+// column at fault.
+func Builtin() (*Catalog, error) {
+	c, err := Parse(strings.NewReader(builtinCSV))
+	if err != nil {
+		return nil, fmt.Errorf("models.csv: %w", err)
+	}
+	return c, nil
+}
+
+// Lookup returns the model with exactly this ID (case-sensitive). Retired
+// models are found too; see Model.Retired.
+func (c *Catalog) Lookup(id string) (*Model, bool) {
+	m, ok := c.byID[id]
+	return m, ok
+}
+
+// All returns the models in file order, followed by models added by With.
+// The slice is the caller's; the models are shared and must not be
+// modified.
+func (c *Catalog) All() []*Model {
+	return slices.Clone(c.models)
+}

@@ -1,0 +1,123 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Entry is a model added or changed by configuration. When ID names a model
+// already in the catalogue, the entry's non-zero fields override it (so a
+// bool can be turned on but not off) and Deployments, when non-empty,
+// replace its deployments. A new ID needs Mode and at least one deployment.
+type Entry struct {
+	ID              string
+	Family          string
+	Mode            Mode
+	InputPrice      Price
+	OutputPrice     Price
+	ContextWindow   int
+	MaxOutputTokens int
+	Functions       bool
+	Vision          bool
+	EmbeddingDims   int
+	Deployments     []Deployment
+}
+
+// With returns a new catalogue with the entries applied in order, so a
+// later entry for the same ID applies on top of an earlier one. The
+// receiver is unchanged. An error names the entry at fault by its index,
+// as in "models.add[2]: mode must be chat, completion or embedding".
+func (c *Catalog) With(entries []Entry) (*Catalog, error) {
+	models := slices.Clone(c.models)
+	index := make(map[string]int, len(models)+len(entries)) // id → position in models
+	for i, m := range models {
+		index[m.ID] = i
+	}
+	for i, e := range entries {
+		if err := e.apply(&models, index); err != nil {
+			return nil, fmt.Errorf("models.add[%d]: %w", i, err)
+		}
+	}
+	return newCatalog(models), nil
+}
+
+// apply adds e to models, or overrides the model it names.
+func (e *Entry) apply(models *[]*Model, index map[string]int) error {
+	if err := e.validate(); err != nil {
+		return err
+	}
+	if i, ok := index[e.ID]; ok {
+		(*models)[i] = e.override((*models)[i])
+		return nil
+	}
+	if e.Mode == "" {
+		return fmt.Errorf("new model %q needs a mode (chat, completion or embedding)", e.ID)
+	}
+	if len(e.Deployments) == 0 {
+		return fmt.Errorf("new model %q needs at least one deployment", e.ID)
+	}
+	d := e.Deployments[0]
+	index[e.ID] = len(*models)
+	*models = append(*models, e.override(&Model{ID: e.ID, Provider: d.Provider, UpstreamID: d.UpstreamID}))
+	return nil
+}
+
+// validate checks the entry's own fields.
+func (e *Entry) validate() error {
+	switch {
+	case e.ID == "":
+		return errors.New("id is required")
+	case strings.ContainsFunc(e.ID, unicode.IsSpace):
+		return fmt.Errorf("id %q contains white space", e.ID)
+	case e.Mode != "" && !e.Mode.valid():
+		return errors.New("mode must be chat, completion or embedding")
+	case e.InputPrice < 0:
+		return errors.New("input_usd_per_mtok must not be negative")
+	case e.OutputPrice < 0:
+		return errors.New("output_usd_per_mtok must not be negative")
+	case e.ContextWindow < 0:
+		return errors.New("context_window must not be negative")
+	case e.MaxOutputTokens < 0:
+		return errors.New("max_output_tokens must not be negative")
+	case e.EmbeddingDims < 0:
+		return errors.New("embedding_dimensions must not be negative")
+	}
+	for i, d := range e.Deployments {
+		if d.Provider == "" {
+			return fmt.Errorf("deployments[%d]: provider is required", i)
+		}
+		if d.UpstreamID == "" {
+			return fmt.Errorf("deployments[%d]: upstream_id is required", i)
+		}
+	}
+	return nil
+}
+
+// override returns a copy of m with the entry's non-zero fields set.
+func (e *Entry) override(m *Model) *Model {
+	c := *m
+	set(&c.Family, e.Family)
+	set(&c.Mode, e.Mode)
+	set(&c.InputPrice, e.InputPrice)
+	set(&c.OutputPrice, e.OutputPrice)
+	set(&c.ContextWindow, e.ContextWindow)
+	set(&c.MaxOutputTokens, e.MaxOutputTokens)
+	set(&c.Functions, e.Functions)
+	set(&c.Vision, e.Vision)
+	set(&c.EmbeddingDims, e.EmbeddingDims)
+	if len(e.Deployments) > 0 {
+		c.Deployments = slices.Clone(e.Deployments)
+	}
+	return &c
+}
+
+// set stores v in *dst unless v is the zero value.
+func set[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
+}

@@ -1,0 +1,80 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Price is a price per token in pico-USD (1e-12 USD), which is the same
+// number as USD per million tokens × 1e6: 2.5 USD/Mtok = 2_500_000.
+// Integer prices keep cost sums exact.
+type Price int64
+
+// priceDecimals is how many decimal places of USD per Mtok a Price holds.
+const (
+	priceDecimals = 6
+	priceScale    = 1_000_000 // 10^priceDecimals
+)
+
+// ParsePrice parses a decimal number of USD per million tokens exactly,
+// without floats: "0.0375" → 37_500, "10" → 10_000_000. It accepts digits
+// with an optional fractional part of 1 to 6 digits, and rejects signs,
+// exponents, spaces and anything else.
+func ParsePrice(s string) (Price, error) {
+	if strings.HasPrefix(s, "-") {
+		return 0, fmt.Errorf("price %q is negative", s)
+	}
+	whole, frac, hasDot := strings.Cut(s, ".")
+	if !isDigits(whole) || hasDot && !isDigits(frac) {
+		return 0, fmt.Errorf("price %q is not a decimal number of USD per million tokens", s)
+	}
+	if len(frac) > priceDecimals {
+		return 0, fmt.Errorf("price %q has more than %d decimal places", s, priceDecimals)
+	}
+	f := int64(0)
+	if frac != "" {
+		// At most 6 digits after padding: cannot overflow or fail.
+		f, _ = strconv.ParseInt(frac+strings.Repeat("0", priceDecimals-len(frac)), 10, 64)
+	}
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("price %q: %w", s, err)
+	}
+	if err != nil || w > (math.MaxInt64-f)/priceScale {
+		return 0, fmt.Errorf("price %q is too large", s)
+	}
+	return Price(w*priceScale + f), nil
+}
+
+// String formats p as USD per million tokens, with no trailing zeros:
+// 37_500 → "0.0375", 10_000_000 → "10".
+func (p Price) String() string {
+	sign := ""
+	u := uint64(p)
+	if p < 0 {
+		sign = "-"
+		u = uint64(-(p + 1)) + 1 // no overflow for math.MinInt64
+	}
+	whole, frac := u/priceScale, u%priceScale
+	if frac == 0 {
+		return sign + strconv.FormatUint(whole, 10)
+	}
+	digits := strings.TrimRight(fmt.Sprintf("%0*d", priceDecimals, frac), "0")
+	return sign + strconv.FormatUint(whole, 10) + "." + digits
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

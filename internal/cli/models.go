@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/app"
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+)
+
+func runModels(ctx context.Context, env Env, args []string) error {
+	fs, cfgPath := newFlags(env, "models")
+	asJSON := fs.Bool("json", false, "print JSON")
+	dev := fs.Bool("dev", false, "include the mock provider, as serve --dev does")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	cfg.Dev = *dev
+	routes, err := app.Routes(cfg, slog.New(slog.DiscardHandler), time.Now)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	type row struct {
+		ID       string `json:"id"`
+		Family   string `json:"family"`
+		Mode     string `json:"mode"`
+		Provider string `json:"provider"`
+		Status   string `json:"status"`
+		Input    string `json:"input_usd_per_mtok"`
+		Output   string `json:"output_usd_per_mtok"`
+		Sunset   string `json:"sunset_on,omitempty"`
+	}
+	var rows []row
+	for _, m := range routes.Catalog().All() {
+		r := row{ID: m.ID, Family: m.Family, Mode: string(m.Mode), Input: m.InputPrice.String(), Output: m.OutputPrice.String()}
+		if !m.SunsetOn.IsZero() {
+			r.Sunset = m.SunsetOn.Format(time.DateOnly)
+		}
+		p, reachable := routes.Reachable(m)
+		switch {
+		case m.Retired(now):
+			r.Status = "retired"
+		case !reachable:
+			r.Status = "unreachable"
+		case m.UnderNotice(now):
+			r.Status = "available (deprecated)"
+		default:
+			r.Status = "available"
+		}
+		if reachable {
+			r.Provider = p.Name()
+		}
+		if m.Mode == catalog.ModeEmbedding {
+			r.Output = "-"
+		}
+		rows = append(rows, r)
+	}
+	if *asJSON {
+		return printJSON(env.Stdout, rows)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tFAMILY\tMODE\tPROVIDER\tSTATUS\tINPUT $/MTOK\tOUTPUT $/MTOK\tSUNSET")
+	for _, r := range rows {
+		prov, sunset := r.Provider, r.Sunset
+		if prov == "" {
+			prov = "-"
+		}
+		if sunset == "" {
+			sunset = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Family, r.Mode, prov, r.Status, r.Input, r.Output, sunset)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,374 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeConfig writes content to a file in a fresh temporary directory and
+// returns its path.
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "switchyard.yaml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fakeEnv returns a getenv func that reads from vars instead of the process
+// environment.
+func fakeEnv(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestLoadNoFile(t *testing.T) {
+	got, err := Load("", fakeEnv(nil))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if diff := cmp.Diff(Default(), *got); diff != "" {
+		t.Errorf("Load(\"\") mismatch (-want +got):\n%s", diff)
+	}
+}
+
+const fullConfig = `
+server:
+  listen: "0.0.0.0:9090"
+  read_header_timeout: 5s
+  read_timeout: 2m
+  idle_timeout: 90s
+  shutdown_grace: 0s
+  max_body_bytes: 1048576
+  cors_origins:
+    - https://app.example.com
+    - http://localhost:3000
+tls:
+  cert_file: /etc/switchyard/cert.pem
+  key_file: /etc/switchyard/key.pem
+database:
+  url: postgres://switchyard@db:5432/switchyard?sslmode=disable
+  max_open_conns: 32
+redis:
+  url: rediss://redis.internal:6380/1
+auth:
+  last_used_interval: 5m
+  change_poll_interval: 500ms
+  negative_cache_size: 0
+log:
+  level: debug
+  format: text
+models:
+  listing: wildcard
+  add:
+    - id: llama-3.1-8b
+      family: llama
+      mode: chat
+      input_usd_per_mtok: "0.05"
+      output_usd_per_mtok: "0.08"
+      context_window: 131072
+      max_output_tokens: 8192
+      functions: true
+      vision: false
+      embedding_dimensions: 0
+      deployments:
+        - provider: local
+          upstream_id: meta-llama/Llama-3.1-8B-Instruct
+providers:
+  - name: local
+    type: openai_compatible
+    base_url: http://vllm:8000/v1/
+    api_key_env: LOCAL_KEY
+    timeout: 2m
+    headers:
+      X-Team: research
+    functions: translate
+    models: [meta-llama/Llama-3.1-8B-Instruct]
+  - name: oa
+    type: openai
+    api_key: sk-from-file
+`
+
+func TestLoadFullFile(t *testing.T) {
+	got, err := Load(writeConfig(t, fullConfig), fakeEnv(map[string]string{"LOCAL_KEY": "sk-local"}))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := Config{
+		Server: Server{
+			Listen:            "0.0.0.0:9090",
+			ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout:       2 * time.Minute,
+			IdleTimeout:       90 * time.Second,
+			ShutdownGrace:     0,
+			MaxBodyBytes:      1 << 20,
+			CORSOrigins:       []string{"https://app.example.com", "http://localhost:3000"},
+		},
+		TLS:      TLS{CertFile: "/etc/switchyard/cert.pem", KeyFile: "/etc/switchyard/key.pem"},
+		Database: Database{URL: "postgres://switchyard@db:5432/switchyard?sslmode=disable", MaxOpenConns: 32},
+		Redis:    Redis{URL: "rediss://redis.internal:6380/1"},
+		Auth: Auth{
+			LastUsedInterval:   5 * time.Minute,
+			ChangePollInterval: 500 * time.Millisecond,
+			NegativeCacheSize:  0,
+		},
+		Log: Log{Level: "debug", Format: "text"},
+		Models: Models{
+			Listing: "wildcard",
+			Add: []ModelEntry{{
+				ID:               "llama-3.1-8b",
+				Family:           "llama",
+				Mode:             "chat",
+				InputUSDPerMtok:  "0.05",
+				OutputUSDPerMtok: "0.08",
+				ContextWindow:    131072,
+				MaxOutputTokens:  8192,
+				Functions:        true,
+				Deployments:      []DeploymentEntry{{Provider: "local", UpstreamID: "meta-llama/Llama-3.1-8B-Instruct"}},
+			}},
+		},
+		Providers: []Provider{
+			{
+				Name:      "local",
+				Type:      TypeOpenAICompatible,
+				BaseURL:   "http://vllm:8000/v1", // trailing slash trimmed
+				APIKeyEnv: "LOCAL_KEY",
+				APIKey:    "sk-local",
+				Timeout:   2 * time.Minute,
+				Headers:   map[string]string{"X-Team": "research"},
+				Functions: "translate",
+				Models:    []string{"meta-llama/Llama-3.1-8B-Instruct"},
+			},
+			{
+				Name:      "oa",
+				Type:      TypeOpenAI,
+				BaseURL:   DefaultBaseURLs[TypeOpenAI],
+				APIKey:    "sk-from-file",
+				Timeout:   10 * time.Minute,
+				Functions: "native",
+			},
+		},
+	}
+	if diff := cmp.Diff(want, *got); diff != "" {
+		t.Errorf("Load mismatch (-want +got):\n%s", diff)
+	}
+	if !got.TLS.Enabled() {
+		t.Errorf("TLS.Enabled() = false, want true")
+	}
+	if !got.Database.IsPostgres() {
+		t.Errorf("Database.IsPostgres() = false, want true")
+	}
+}
+
+func TestLoadKeepsDefaults(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+	}{
+		{"empty", ""},
+		{"blank lines", "\n\n  \n"},
+		{"comments only", "# Switchyard configuration\n\n# server:\n#   listen: 0.0.0.0:80\n"},
+		{"document marker only", "---\n"},
+		{"null document", "~\n"},
+		{"null sections", "server:\ntls:\nlog: ~\n"},
+		{"empty sections", "server: {}\nmodels: {}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Load(writeConfig(t, tt.content), fakeEnv(nil))
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if diff := cmp.Diff(Default(), *got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadPartialFile(t *testing.T) {
+	// Keys the file leaves out keep their defaults, in the same section too.
+	got, err := Load(writeConfig(t, "server:\n  read_timeout: 5m\nlog:\n  format: text\n"), fakeEnv(nil))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := Default()
+	want.Server.ReadTimeout = 5 * time.Minute
+	want.Log.Format = "text"
+	if diff := cmp.Diff(want, *got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadEnv(t *testing.T) {
+	const file = "server:\n  listen: 127.0.0.1:7000\n" +
+		"database:\n  url: /var/lib/switchyard/file.db\n" +
+		"redis:\n  url: redis://file-redis:6379\n"
+	fromFile := []string{"127.0.0.1:7000", "/var/lib/switchyard/file.db", "redis://file-redis:6379"}
+	defaults := []string{"127.0.0.1:8080", "switchyard.db", ""}
+	tests := []struct {
+		name    string
+		content string // empty: no file
+		env     map[string]string
+		want    []string // server.listen, database.url, redis.url
+	}{
+		{"file only", file, nil, fromFile},
+		{"env beats file", file, map[string]string{
+			"SWITCHYARD_LISTEN":       ":8443",
+			"SWITCHYARD_DATABASE_URL": "postgres://u:pw@db/switchyard",
+			"SWITCHYARD_REDIS_URL":    "redis://env-redis:6379/2",
+		}, []string{":8443", "postgres://u:pw@db/switchyard", "redis://env-redis:6379/2"}},
+		{"env beats defaults", "", map[string]string{
+			"SWITCHYARD_LISTEN":       "0.0.0.0:80",
+			"SWITCHYARD_DATABASE_URL": "data/switchyard.db",
+		}, []string{"0.0.0.0:80", "data/switchyard.db", ""}},
+		{"one variable", file, map[string]string{"SWITCHYARD_REDIS_URL": "redis://env-redis:6379"},
+			[]string{"127.0.0.1:7000", "/var/lib/switchyard/file.db", "redis://env-redis:6379"}},
+		{"empty env keeps file", file, map[string]string{
+			"SWITCHYARD_LISTEN": "", "SWITCHYARD_DATABASE_URL": "", "SWITCHYARD_REDIS_URL": "",
+		}, fromFile},
+		// The caller turns SWITCHYARD_CONFIG into path; Load ignores it.
+		{"SWITCHYARD_CONFIG ignored", "", map[string]string{"SWITCHYARD_CONFIG": "/nonexistent.yaml"}, defaults},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := ""
+			if tt.content != "" {
+				path = writeConfig(t, tt.content)
+			}
+			got, err := Load(path, fakeEnv(tt.env))
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			want := Default()
+			want.Server.Listen, want.Database.URL, want.Redis.URL = tt.want[0], tt.want[1], tt.want[2]
+			if diff := cmp.Diff(want, *got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		env     map[string]string
+		want    []string // substrings the error must contain
+		notWant []string // substrings it must not contain (secrets)
+	}{
+		{"unknown top-level key", "server:\n  listen: :8080\nlistener: :9090\n", nil, []string{"line 3", "listener", "unknown key"}, nil},
+		{"unknown nested key", "server:\n  lisen: :8080\n", nil, []string{"line 2", "server.lisen", "unknown key"}, nil},
+		{"dev has no file key", "dev: true\n", nil, []string{"dev", "unknown key"}, nil},
+		{"duration not parseable", "server:\n  read_timeout: abc\n", nil, []string{"line 2", "server.read_timeout", "expected a duration", `"abc"`}, nil},
+		{"duration without unit", "auth:\n  last_used_interval: 60\n", nil, []string{"auth.last_used_interval", "expected a duration", `"60"`}, nil},
+		{"duration as mapping", "server:\n  idle_timeout: {seconds: 5}\n", nil, []string{"server.idle_timeout", "expected a duration"}, nil},
+		{"number for a section", "server: 5\n", nil, []string{"line 1", "server", "expected a mapping"}, nil},
+		{"list for a section", "log:\n  - level\n", nil, []string{"log", "expected a mapping"}, nil},
+		{"string for an int", "server:\n  max_body_bytes: big\n", nil, []string{"line 2", "server.max_body_bytes", "expected an integer", `"big"`}, nil},
+		{"float for an int", "database:\n  max_open_conns: 1.5\n", nil, []string{"database.max_open_conns", "expected an integer"}, nil},
+		{"bool for a string", "log:\n  level: true\n", nil, []string{"line 2", "log.level", "expected a string"}, nil},
+		{"list for a scalar", "server:\n  listen: [\":8080\", \":8081\"]\n", nil, []string{"server.listen", "expected a single string"}, nil},
+		{"mapping for a scalar", "database:\n  url:\n    path: x.db\n", nil, []string{"database.url", "expected a single string"}, nil},
+		{"cors_origins not a list", "server:\n  cors_origins: https://app.example.com\n", nil, []string{"server.cors_origins", "expected a list"}, nil},
+		{"cors_origins item not a string", "server:\n  cors_origins:\n    - [https://a.example.com]\n", nil, []string{"server.cors_origins[0]", "expected a single string"}, nil},
+		{"wildcard origin", "server:\n  cors_origins: [\"*\"]\n", nil, []string{"server.cors_origins", "expected origins such as", `"*"`}, nil},
+		{"origin with a path", "server:\n  cors_origins: [https://app.example.com/ui]\n", nil, []string{"server.cors_origins", "expected origins such as", "https://app.example.com/ui"}, nil},
+		{"origin with trailing slash", "server:\n  cors_origins: [https://app.example.com/]\n", nil, []string{"server.cors_origins", "expected origins such as"}, nil},
+		{"origin without scheme", "server:\n  cors_origins: [app.example.com]\n", nil, []string{"server.cors_origins", "expected origins such as"}, nil},
+		{"negative duration", "server:\n  read_timeout: -5s\n", nil, []string{"server.read_timeout", "expected a positive duration", "-5s"}, nil},
+		{"zero duration where positive is needed", "auth:\n  change_poll_interval: 0s\n", nil, []string{"auth.change_poll_interval", "expected a positive duration"}, nil},
+		{"negative shutdown grace", "server:\n  shutdown_grace: -1s\n", nil, []string{"server.shutdown_grace", "zero or more"}, nil},
+		{"body limit too small", "server:\n  max_body_bytes: 10\n", nil, []string{"server.max_body_bytes", "at least 1024"}, nil},
+		{"no connections", "database:\n  max_open_conns: 0\n", nil, []string{"database.max_open_conns", "at least 1"}, nil},
+		{"negative cache size", "auth:\n  negative_cache_size: -1\n", nil, []string{"auth.negative_cache_size", "at least 0"}, nil},
+		{"listen without port", "server:\n  listen: localhost\n", nil, []string{"server.listen", "expected host:port"}, nil},
+		{"unknown log level", "log:\n  level: loud\n", nil, []string{"log.level", "expected one of debug, info, warn, error", `"loud"`}, nil},
+		{"unknown log format", "log:\n  format: xml\n", nil, []string{"log.format", "expected one of json, text"}, nil},
+		{"unknown models listing", "models:\n  listing: other\n", nil, []string{"models.listing", "expected one of catalog, wildcard", `"other"`}, nil},
+		{"mysql database", "database:\n  url: mysql://x\n", nil, []string{"database.url", "expected a SQLite file path or a postgres:// URL", `"mysql"`}, nil},
+		{"mysql database with password", "database:\n  url: mysql://root:hunter2@db:3306/switchyard\n", nil, []string{"database.url", "expected a SQLite file path or a postgres:// URL"}, []string{"hunter2", "root:"}},
+		{"empty database url", "database:\n  url: \"\"\n", nil, []string{"database.url", "got nothing"}, nil},
+		{"tls with only cert_file", "tls:\n  cert_file: /etc/cert.pem\n", nil, []string{"tls", "expected both cert_file and key_file"}, nil},
+		{"tls with only key_file", "tls:\n  key_file: /etc/key.pem\n", nil, []string{"tls", "expected both cert_file and key_file"}, nil},
+		{"redis url with another scheme", "redis:\n  url: http://redis:6379\n", nil, []string{"redis.url", "expected a redis:// or rediss:// URL"}, nil},
+		{"redis url without host", "redis:\n  url: redis://\n", nil, []string{"redis.url", "expected a redis:// or rediss:// URL"}, nil},
+		{"redis url with password and bad port", "redis:\n  url: redis://:s3cret@redis:port/0\n", nil, []string{"redis.url", "expected a redis:// or rediss:// URL"}, []string{"s3cret"}},
+		{"top level not a mapping", "- server\n- log\n", nil, []string{"line 1", "expected a mapping of keys"}, nil},
+		{"invalid yaml", "server:\n  listen: \":8080\"\n  read_timeout: 5s: 6s\n", nil, []string{"line 3", "yaml"}, nil},
+		{"bad indentation", "server:\n  listen: \":8080\"\n    read_timeout: 5s\n", nil, []string{"line", "yaml"}, nil},
+		{"unclosed quote", "log:\n  level: \"info\n", nil, []string{"line"}, nil},
+		{"tab indentation", "server:\n\tlisten: :8080\n", nil, []string{"line 2"}, nil},
+		{"error names the file", "server: 5\n", nil, []string{"switchyard.yaml"}, nil},
+		{"bad env listen", "", map[string]string{"SWITCHYARD_LISTEN": "8080"}, []string{"server.listen", "expected host:port", `"8080"`}, nil},
+		{"bad env database url", "", map[string]string{"SWITCHYARD_DATABASE_URL": "mysql://root:hunter2@db/x"}, []string{"database.url", "postgres://"}, []string{"hunter2"}},
+		{"bad env redis url", "", map[string]string{"SWITCHYARD_REDIS_URL": "localhost:6379"}, []string{"redis.url", "expected a redis:// or rediss:// URL"}, nil},
+		{"bad env beats good file", "redis:\n  url: redis://ok:6379\n", map[string]string{"SWITCHYARD_REDIS_URL": "memcached://x"}, []string{"redis.url"}, nil},
+		{"unknown provider type", "providers:\n  - type: bedrock\n", nil, []string{"providers[0].type", "expected one of", `"bedrock"`}, nil},
+		{"unknown provider key", "providers:\n  - type: openai\n    apikey: x\n", nil, []string{"line 3", "providers[0].apikey", "unknown key"}, nil},
+		{"provider header not a string", "providers:\n  - type: openai\n    headers:\n      X-A: [1]\n", nil, []string{"providers[0].headers.X-A", "expected a single string"}, nil},
+		{"model without id", "models:\n  add:\n    - family: x\n", nil, []string{"models.add[0].id", "expected a model ID"}, nil},
+		{"model bool not a bool", "models:\n  add:\n    - id: m\n      vision: yes\n", nil, []string{"models.add[0].vision", "expected true or false", `"yes"`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := ""
+			if tt.content != "" {
+				path = writeConfig(t, tt.content)
+			}
+			c, err := Load(path, fakeEnv(tt.env))
+			if err == nil {
+				t.Fatalf("Load succeeded with %+v, want an error containing %q", c, tt.want)
+			}
+			msg := err.Error()
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not contain %q", msg, w)
+				}
+			}
+			for _, nw := range tt.notWant {
+				if strings.Contains(msg, nw) {
+					t.Errorf("error %q contains %q", msg, nw)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "absent.yaml")
+	_, err := Load(path, fakeEnv(nil))
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Load(%q) error = %v, want fs.ErrNotExist", path, err)
+	}
+	if !strings.Contains(err.Error(), path) {
+		t.Errorf("error %q does not name the file %q", err, path)
+	}
+}
+
+func TestDatabaseIsPostgres(t *testing.T) {
+	tests := []struct {
+		url  string
+		want bool
+	}{
+		{"postgres://u@db/switchyard", true},
+		{"postgresql://u@db/switchyard", true},
+		{"switchyard.db", false},
+		{"/var/lib/switchyard/switchyard.db", false},
+		{"file:switchyard.db?cache=shared", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			if got := (Database{URL: tt.url}).IsPostgres(); got != tt.want {
+				t.Errorf("IsPostgres() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,209 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Provider types.
+const (
+	TypeOpenAI           = "openai"
+	TypeAnthropic        = "anthropic"
+	TypeGemini           = "gemini"
+	TypeTogether         = "together"
+	TypeGroq             = "groq"
+	TypeFireworks        = "fireworks"
+	TypeDeepInfra        = "deepinfra"
+	TypeOpenAICompatible = "openai_compatible"
+	TypeMock             = "mock"
+)
+
+// DefaultBaseURLs are the official base URLs of each provider type, in each
+// SDK's convention (DESIGN.md, "Operator interface").
+var DefaultBaseURLs = map[string]string{
+	TypeOpenAI:    "https://api.openai.com/v1",
+	TypeAnthropic: "https://api.anthropic.com",
+	TypeGemini:    "https://generativelanguage.googleapis.com",
+	TypeTogether:  "https://api.together.xyz/v1",
+	TypeGroq:      "https://api.groq.com/openai/v1",
+	TypeFireworks: "https://api.fireworks.ai/inference/v1",
+	TypeDeepInfra: "https://api.deepinfra.com/v1/openai",
+}
+
+// envPrefixes maps provider types enabled from the environment to their
+// variable prefix: OPENAI_API_KEY / OPENAI_BASE_URL and so on.
+var envPrefixes = []struct{ typ, prefix string }{
+	{TypeOpenAI, "OPENAI"},
+	{TypeAnthropic, "ANTHROPIC"},
+	{TypeGemini, "GEMINI"},
+	{TypeTogether, "TOGETHER"},
+	{TypeGroq, "GROQ"},
+	{TypeFireworks, "FIREWORKS"},
+	{TypeDeepInfra, "DEEPINFRA"},
+}
+
+// Provider is one configured upstream.
+type Provider struct {
+	// Name identifies the provider in deployments and logs. Default: the type.
+	Name string `yaml:"name"`
+	// Type is openai, anthropic, gemini, together, groq, fireworks,
+	// deepinfra, openai_compatible or mock.
+	Type string `yaml:"type"`
+	// BaseURL defaults to the type's official URL; required for
+	// openai_compatible.
+	BaseURL string `yaml:"base_url"`
+	// APIKeyEnv names the environment variable holding the upstream key
+	// (preferred over APIKey, which puts a secret in the file).
+	APIKeyEnv string `yaml:"api_key_env"`
+	// APIKey is the upstream key itself; when APIKeyEnv is set, Load
+	// replaces it with that variable's value.
+	APIKey string `yaml:"api_key"`
+	// Timeout bounds one upstream call that is not a stream, and the wait
+	// for a stream's first byte. Default 10m.
+	Timeout time.Duration `yaml:"timeout"`
+	// Headers are sent with every upstream request (e.g.
+	// OpenAI-Organization).
+	Headers map[string]string `yaml:"headers"`
+	// Functions is "native" (the host accepts legacy functions) or
+	// "translate" (the gateway turns functions into tools and back).
+	// Default native for openai and mock, translate for the others.
+	Functions string `yaml:"functions"`
+	// Models, for openai_compatible providers, lists the model IDs the
+	// host serves that are not in the catalogue (added as chat models).
+	Models []string `yaml:"models"`
+}
+
+// ModelEntry adds a model to the catalogue, or changes a built-in one.
+type ModelEntry struct {
+	ID                  string            `yaml:"id"`
+	Family              string            `yaml:"family"`
+	Mode                string            `yaml:"mode"`
+	InputUSDPerMtok     string            `yaml:"input_usd_per_mtok"`
+	OutputUSDPerMtok    string            `yaml:"output_usd_per_mtok"`
+	ContextWindow       int               `yaml:"context_window"`
+	MaxOutputTokens     int               `yaml:"max_output_tokens"`
+	Functions           bool              `yaml:"functions"`
+	Vision              bool              `yaml:"vision"`
+	EmbeddingDimensions int               `yaml:"embedding_dimensions"`
+	Deployments         []DeploymentEntry `yaml:"deployments"`
+}
+
+// DeploymentEntry serves a model through a provider (by name, or by type).
+type DeploymentEntry struct {
+	Provider   string `yaml:"provider"`
+	UpstreamID string `yaml:"upstream_id"`
+}
+
+// resolveKeys reads each provider's key from the variable it names.
+func resolveKeys(c *Config, getenv func(string) string) {
+	for i := range c.Providers {
+		if p := &c.Providers[i]; p.APIKeyEnv != "" {
+			p.APIKey = getenv(p.APIKeyEnv)
+		}
+	}
+}
+
+// providersFromEnv adds a provider for each type whose *_API_KEY or
+// *_BASE_URL variable is set, unless the file already names one so.
+func providersFromEnv(c *Config, getenv func(string) string) {
+	for _, e := range envPrefixes {
+		key, base := getenv(e.prefix+"_API_KEY"), getenv(e.prefix+"_BASE_URL")
+		if key == "" && base == "" {
+			continue
+		}
+		if i := c.providerIndex(e.typ); i >= 0 {
+			// The file configures it; the variables fill what it left out.
+			p := &c.Providers[i]
+			if p.BaseURL == "" {
+				p.BaseURL = base
+			}
+			if p.APIKey == "" && p.APIKeyEnv == "" {
+				p.APIKeyEnv = e.prefix + "_API_KEY"
+			}
+			continue
+		}
+		c.Providers = append(c.Providers, Provider{Name: e.typ, Type: e.typ, BaseURL: base, APIKeyEnv: e.prefix + "_API_KEY"})
+	}
+}
+
+func (c *Config) providerIndex(name string) int {
+	for i, p := range c.Providers {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// fillProviderDefaults completes each provider from its type.
+func fillProviderDefaults(c *Config) {
+	for i := range c.Providers {
+		p := &c.Providers[i]
+		if p.Name == "" {
+			p.Name = p.Type
+		}
+		if p.BaseURL == "" {
+			p.BaseURL = DefaultBaseURLs[p.Type]
+		}
+		p.BaseURL = strings.TrimRight(p.BaseURL, "/")
+		if p.Timeout == 0 {
+			p.Timeout = 10 * time.Minute
+		}
+		if p.Functions == "" {
+			p.Functions = "translate"
+			if p.Type == TypeOpenAI || p.Type == TypeMock {
+				p.Functions = "native"
+			}
+		}
+	}
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// validateProviders checks the provider list.
+func (c *Config) validateProviders() error {
+	seen := map[string]bool{}
+	for i, p := range c.Providers {
+		key := fmt.Sprintf("providers[%d]", i)
+		switch p.Type {
+		case TypeOpenAI, TypeAnthropic, TypeGemini, TypeTogether, TypeGroq, TypeFireworks,
+			TypeDeepInfra, TypeOpenAICompatible, TypeMock:
+		default:
+			return fmt.Errorf("%s.type: expected one of openai, anthropic, gemini, together, groq, fireworks, deepinfra, openai_compatible, mock, got %q", key, p.Type)
+		}
+		if !namePattern.MatchString(p.Name) {
+			return fmt.Errorf("%s.name: expected letters, digits, '.', '_' or '-', got %q", key, p.Name)
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("%s.name: %q is used by two providers", key, p.Name)
+		}
+		seen[p.Name] = true
+		if p.Type != TypeMock {
+			u, err := url.Parse(p.BaseURL)
+			if p.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%s.base_url: expected an http(s) URL such as https://api.example.com/v1", key)
+			}
+		}
+		if p.Timeout < 0 {
+			return fmt.Errorf("%s.timeout: expected a positive duration such as \"10m\"", key)
+		}
+		if p.Functions != "native" && p.Functions != "translate" {
+			return fmt.Errorf("%s.functions: expected native or translate, got %q", key, p.Functions)
+		}
+	}
+	for i, m := range c.Models.Add {
+		key := fmt.Sprintf("models.add[%d]", i)
+		if m.ID == "" {
+			return fmt.Errorf("%s.id: expected a model ID", key)
+		}
+		for j, d := range m.Deployments {
+			if d.Provider == "" {
+				return fmt.Errorf("%s.deployments[%d].provider: expected a provider name or type", key, j)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Kind classifies an upstream failure by what the client can do about it.
+type Kind int
+
+// Kinds of upstream failure.
+const (
+	// KindBadRequest: the upstream rejected the request's content (400).
+	KindBadRequest Kind = iota
+	// KindAuth: the upstream refused the gateway's credentials (401/403).
+	KindAuth
+	// KindNotFound: the upstream does not know the model (404).
+	KindNotFound
+	// KindRateLimit: the upstream is rate-limiting (429).
+	KindRateLimit
+	// KindUnavailable: the upstream failed or could not be reached (5xx,
+	// connection errors).
+	KindUnavailable
+	// KindOverloaded: the upstream says it is overloaded (529).
+	KindOverloaded
+	// KindTimeout: the upstream did not answer in time.
+	KindTimeout
+	// KindCanceled: the client went away.
+	KindCanceled
+)
+
+// Error is a failed upstream call.
+type Error struct {
+	Provider string
+	Kind     Kind
+	Status   int    // upstream HTTP status, 0 when there was none
+	Message  string // upstream's message, safe to show the client
+	Type     string // upstream error type, when given
+	Code     string // upstream error code, when given
+	Param    string // upstream error param, when given
+	// RetryAfter is the upstream's Retry-After, when given.
+	RetryAfter time.Duration
+	Err        error // underlying transport error, if any
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("provider %s: %v", e.Provider, e.Err)
+	}
+	return fmt.Sprintf("provider %s: status %d: %s", e.Provider, e.Status, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// FromStatus builds the Error for an upstream HTTP error response with an
+// OpenAI-shaped (or similar) JSON body.
+func FromStatus(provider string, status int, header http.Header, body []byte) *Error {
+	e := &Error{Provider: provider, Status: status}
+	msg := gjson.GetBytes(body, "error.message")
+	if !msg.Exists() {
+		msg = gjson.GetBytes(body, "message")
+	}
+	e.Message = msg.String()
+	if e.Message == "" {
+		e.Message = http.StatusText(status)
+	}
+	e.Type = gjson.GetBytes(body, "error.type").String()
+	e.Code = gjson.GetBytes(body, "error.code").String()
+	e.Param = gjson.GetBytes(body, "error.param").String()
+	e.RetryAfter = retryAfter(header)
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		e.Kind = KindAuth
+	case status == http.StatusNotFound:
+		e.Kind = KindNotFound
+	case status == http.StatusTooManyRequests:
+		e.Kind = KindRateLimit
+	case status == 529: // Anthropic's "overloaded"
+		e.Kind = KindOverloaded
+	case status == http.StatusGatewayTimeout || status == http.StatusRequestTimeout:
+		e.Kind = KindTimeout
+	case status >= 500:
+		e.Kind = KindUnavailable
+	default:
+		e.Kind = KindBadRequest
+	}
+	return e
+}
+
+// FromTransport classifies an error from the HTTP client.
+func FromTransport(ctx context.Context, provider string, err error) *Error {
+	e := &Error{Provider: provider, Err: err, Kind: KindUnavailable}
+	var ne net.Error
+	switch {
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
+		e.Kind = KindCanceled
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		e.Kind = KindTimeout
+	}
+	return e
+}
+
+func retryAfter(h http.Header) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := h.Get("Retry-After")
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+	}
+	return 0
+}

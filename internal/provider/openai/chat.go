@@ -1,0 +1,236 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/sse"
+)
+
+// Chat answers a chat completion.
+func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Response, error) {
+	body, translated, err := c.chatBody(r, false)
+	if err != nil {
+		return nil, err
+	}
+	b, h, err := c.call(ctx, r, "/chat/completions", body)
+	if err != nil {
+		return nil, err
+	}
+	if !gjson.ValidBytes(b) {
+		return nil, badBody(c.opt.Name, errors.New("invalid JSON"))
+	}
+	if translated {
+		b = toolCallsToFunctionCall(b)
+	}
+	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
+}
+
+// chatBody prepares the upstream body: the upstream model, usage asked for
+// in streams, and functions translated for hosts that only know tools.
+func (c *Client) chatBody(r *provider.Request, stream bool) (body []byte, translated bool, err error) {
+	body, err = withModel(r)
+	if err != nil {
+		return nil, false, err
+	}
+	if c.opt.TranslateFunctions && usesFunctions(body) {
+		if body, err = functionsToTools(body); err != nil {
+			return nil, false, err
+		}
+		translated = true
+	}
+	if stream {
+		if body, err = askUsage(body); err != nil {
+			return nil, false, err
+		}
+	}
+	return body, translated, nil
+}
+
+// askUsage makes a stream request ask for the usage chunk: the gateway
+// always needs the usage, and strips the chunk when the client did not ask.
+func askUsage(body []byte) ([]byte, error) {
+	if gjson.GetBytes(body, "stream_options.include_usage").Bool() {
+		return body, nil
+	}
+	return sjson.SetBytes(body, "stream_options.include_usage", true)
+}
+
+// ChatStream streams a chat completion.
+func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.Stream, error) {
+	body, translated, err := c.chatBody(r, true)
+	if err != nil {
+		return nil, err
+	}
+	return c.stream(ctx, r, "/chat/completions", body, translated)
+}
+
+// stream opens an upstream stream. The timeout bounds only the wait for
+// the response headers; the stream then lasts as long as ctx.
+func (c *Client) stream(ctx context.Context, r *provider.Request, path string, body []byte, translated bool) (provider.Stream, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	timer := time.AfterFunc(c.opt.Timeout, cancel)
+	resp, err := c.post(ctx, r, path, body, true)
+	if !timer.Stop() { // fired: no headers within the timeout
+		if err == nil {
+			resp.Body.Close()
+		}
+		cancel()
+		return nil, &provider.Error{Provider: c.opt.Name, Kind: provider.KindTimeout, Err: context.DeadlineExceeded}
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &stream{
+		c: c, r: r, resp: resp, cancel: cancel, translated: translated,
+		rd: sse.NewReader(resp.Body, 0),
+	}, nil
+}
+
+// stream adapts an upstream SSE body to provider.Stream.
+type stream struct {
+	c          *Client
+	r          *provider.Request
+	resp       *http.Response
+	rd         *sse.Reader
+	cancel     context.CancelFunc
+	translated bool
+	usage      provider.Usage
+	gotUsage   bool // the upstream reported usage
+	sentUsage  bool // a usage chunk went to the client
+	text       textCounter
+	head       chunkHead // id, created, model of the last chunk
+	done       bool
+}
+
+// chunkHead is what a synthesized usage chunk repeats from the others.
+type chunkHead struct {
+	id, object, model string
+	created           int64
+}
+
+// Next returns the next chunk for the client. It drops what the client did
+// not ask for: the usage chunk and usage keys when include_usage was not
+// requested, and non-OpenAI fields such as Groq's x_groq.
+func (s *stream) Next() ([]byte, error) {
+	for !s.done {
+		ev, err := s.rd.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				// Some hosts end without [DONE]; the stream is still whole.
+				s.done = true
+				return s.finish()
+			}
+			return nil, provider.FromTransport(s.resp.Request.Context(), s.c.opt.Name, err)
+		}
+		data := ev.Data
+		if len(data) == 0 {
+			continue
+		}
+		if string(data) == "[DONE]" {
+			s.done = true
+			return s.finish()
+		}
+		if !gjson.ValidBytes(data) {
+			return nil, badBody(s.c.opt.Name, errors.New("invalid JSON in stream"))
+		}
+		if e := gjson.GetBytes(data, "error"); e.Exists() {
+			return nil, streamError(s.c.opt.Name, data)
+		}
+		chunk, keep := s.edit(data)
+		if keep {
+			return chunk, nil
+		}
+	}
+	return nil, io.EOF
+}
+
+// edit applies the client's view to one upstream chunk and reports whether
+// the client gets it.
+func (s *stream) edit(data []byte) ([]byte, bool) {
+	if u := gjson.GetBytes(data, "usage"); u.IsObject() {
+		s.usage, s.gotUsage = usageOf(u), true
+	} else if u := gjson.GetBytes(data, "x_groq.usage"); u.IsObject() {
+		s.usage, s.gotUsage = usageOf(u), true
+	}
+	choices := gjson.GetBytes(data, "choices")
+	isUsageChunk := choices.IsArray() && len(choices.Array()) == 0
+	if isUsageChunk && !s.r.IncludeUsage {
+		return nil, false
+	}
+	if isUsageChunk {
+		s.sentUsage = true
+	}
+	if !s.gotUsage {
+		s.head = chunkHead{id: gjson.GetBytes(data, "id").Str, object: gjson.GetBytes(data, "object").Str,
+			model: gjson.GetBytes(data, "model").Str, created: gjson.GetBytes(data, "created").Int()}
+		if s.r.Model != s.r.UpstreamModel {
+			s.head.model = s.r.Model
+		}
+		choices.ForEach(func(_, ch gjson.Result) bool {
+			s.text.add(ch.Get("delta.content").Str)
+			s.text.add(ch.Get("delta.tool_calls.0.function.arguments").Str)
+			s.text.add(ch.Get("delta.function_call.arguments").Str)
+			s.text.add(ch.Get("text").Str) // legacy completions
+			return true
+		})
+	}
+	out := data
+	if gjson.GetBytes(out, "x_groq").Exists() {
+		out, _ = sjson.DeleteBytes(out, "x_groq")
+	}
+	if !s.r.IncludeUsage && gjson.GetBytes(out, "usage").Exists() {
+		out, _ = sjson.DeleteBytes(out, "usage")
+	}
+	if s.translated {
+		out = toolCallDeltasToFunctionCall(out)
+	}
+	return clientModel(s.r, out), true
+}
+
+// finish ends the stream. When the upstream never reported usage, the
+// gateway counts it, and sends the usage chunk the client asked for.
+func (s *stream) finish() ([]byte, error) {
+	if !s.gotUsage {
+		s.usage = estimate(s.r, &s.text)
+		s.gotUsage = true
+		if s.r.IncludeUsage && !s.sentUsage && s.head.id != "" {
+			s.sentUsage = true
+			return usageChunk(s.head, s.usage), nil
+		}
+	}
+	return nil, io.EOF
+}
+
+func (s *stream) Usage() provider.Usage { return s.usage }
+
+func (s *stream) Close() error {
+	s.cancel()
+	return s.resp.Body.Close()
+}
+
+// streamError turns an error event from the upstream into an Error.
+func streamError(name string, data []byte) error {
+	e := provider.FromStatus(name, http.StatusBadGateway, nil, data)
+	e.Status = 0
+	e.Kind = provider.KindUnavailable
+	return e
+}
+
+// usageOf reads an OpenAI usage object.
+func usageOf(u gjson.Result) provider.Usage {
+	return provider.Usage{
+		PromptTokens:     int(u.Get("prompt_tokens").Int()),
+		CompletionTokens: int(u.Get("completion_tokens").Int()),
+		TotalTokens:      int(u.Get("total_tokens").Int()),
+		CachedTokens:     int(u.Get("prompt_tokens_details.cached_tokens").Int()),
+	}
+}

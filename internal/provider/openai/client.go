@@ -1,0 +1,152 @@
+// Package openai talks to OpenAI and to the OpenAI-compatible hosts that
+// serve Meta-family models (Together, Groq, Fireworks, DeepInfra, vLLM,
+// Ollama, llama.cpp): it forwards the client's body with only the model ID
+// and stream options edited, and passes the answer back.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/tidwall/sjson"
+
+	"github.com/switchyard-gw/switchyard/internal/provider"
+)
+
+// Options configure a Client.
+type Options struct {
+	Name    string // configured name
+	Type    string // openai, together, groq, fireworks, deepinfra, openai_compatible
+	BaseURL string // up to, not including, /chat/completions
+	APIKey  string
+	Headers map[string]string
+	// Timeout bounds a call that is not a stream, and a stream's wait for
+	// its response headers.
+	Timeout time.Duration
+	// TranslateFunctions turns legacy functions into tools for hosts
+	// that only know tools, and the answers back.
+	TranslateFunctions bool
+	// Transport defaults to provider.NewTransport().
+	Transport http.RoundTripper
+}
+
+// Client is one OpenAI-compatible upstream.
+type Client struct {
+	opt     Options
+	hc      *http.Client
+	headers http.Header // sent with every request
+}
+
+var (
+	_ provider.Chatter   = (*Client)(nil)
+	_ provider.Streamer  = (*Client)(nil)
+	_ provider.Completer = (*Client)(nil)
+	_ provider.Embedder  = (*Client)(nil)
+)
+
+// maxErrorBody bounds how much of an upstream error body is read.
+const maxErrorBody = 1 << 20
+
+// maxResponseBody bounds a non-streamed upstream answer.
+const maxResponseBody = 64 << 20
+
+// New returns a client for one upstream.
+func New(opt Options) *Client {
+	if opt.Transport == nil {
+		opt.Transport = provider.NewTransport()
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = 10 * time.Minute
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	if opt.APIKey != "" {
+		h.Set("Authorization", "Bearer "+opt.APIKey)
+	}
+	for k, v := range opt.Headers {
+		h.Set(k, v)
+	}
+	return &Client{opt: opt, hc: &http.Client{Transport: opt.Transport}, headers: h}
+}
+
+// Name returns the configured name.
+func (c *Client) Name() string { return c.opt.Name }
+
+// Type returns the provider type.
+func (c *Client) Type() string { return c.opt.Type }
+
+// post sends body to path and returns the response when the status is
+// 200; otherwise the classified error. The caller closes the body.
+func (c *Client) post(ctx context.Context, r *provider.Request, path string, body []byte, stream bool) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.opt.BaseURL+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, &provider.Error{Provider: c.opt.Name, Kind: provider.KindUnavailable, Err: err}
+	}
+	req.Header = c.headers.Clone()
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if r.RequestID != "" {
+		req.Header.Set("X-Request-Id", r.RequestID)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, provider.FromTransport(ctx, c.opt.Name, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return nil, provider.FromStatus(c.opt.Name, resp.StatusCode, resp.Header, b)
+	}
+	return resp, nil
+}
+
+// call posts body and reads the whole answer, bounded by the timeout.
+func (c *Client) call(ctx context.Context, r *provider.Request, path string, body []byte) ([]byte, http.Header, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
+	defer cancel()
+	resp, err := c.post(ctx, r, path, body, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	if err != nil {
+		return nil, nil, provider.FromTransport(ctx, c.opt.Name, err)
+	}
+	return b, resp.Header, nil
+}
+
+// withModel returns body with "model" set to the upstream ID, copying only
+// when it differs.
+func withModel(r *provider.Request) ([]byte, error) {
+	if r.Model == r.UpstreamModel {
+		return r.Body, nil
+	}
+	b, err := sjson.SetBytes(r.Body, "model", r.UpstreamModel) // copies; r.Body is untouched
+	if err != nil {
+		return nil, fmt.Errorf("set upstream model: %w", err)
+	}
+	return b, nil
+}
+
+// clientModel rewrites "model" in an answer to the ID the client asked for
+// when the upstream knows the model by another ID (Meta models on hosts).
+func clientModel(r *provider.Request, b []byte) []byte {
+	if r.Model == r.UpstreamModel {
+		return b
+	}
+	out, err := sjson.SetBytes(b, "model", r.Model)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+func badBody(name string, err error) error {
+	return &provider.Error{Provider: name, Kind: provider.KindUnavailable, Err: fmt.Errorf("unreadable upstream answer: %w", err)}
+}

@@ -1,0 +1,111 @@
+// Package provider defines what the gateway asks of an upstream: small
+// interfaces for chat, streaming, legacy completions and embeddings, the
+// request and response they exchange, and the upstream Error type.
+package provider
+
+import (
+	"context"
+	"net/http"
+)
+
+// Endpoint names an API operation.
+type Endpoint int
+
+// Endpoints.
+const (
+	EndpointChat Endpoint = iota
+	EndpointCompletion
+	EndpointEmbedding
+)
+
+func (e Endpoint) String() string {
+	switch e {
+	case EndpointChat:
+		return "chat.completions"
+	case EndpointCompletion:
+		return "completions"
+	case EndpointEmbedding:
+		return "embeddings"
+	}
+	return "unknown"
+}
+
+// Request is one call to an upstream, in OpenAI's wire format.
+type Request struct {
+	Endpoint Endpoint
+	// Model is the ID the client asked for; responses name it unless the
+	// upstream answered with a more precise snapshot of the same ID.
+	Model string
+	// UpstreamModel is the ID the provider knows the model by.
+	UpstreamModel string
+	// Body is the client's validated JSON body. OpenAI-compatible
+	// adapters forward it with only the model (and stream options)
+	// edited; others translate it. Adapters must not modify it.
+	Body []byte
+	// Stream reports whether the client asked for a stream.
+	Stream bool
+	// IncludeUsage reports whether the client asked for the usage chunk.
+	IncludeUsage bool
+	// RequestID is the gateway's request ID, forwarded upstream.
+	RequestID string
+}
+
+// Usage is token usage as reported by the upstream (or counted).
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+	TotalTokens      int
+	CachedTokens     int
+	// Estimated reports counts made by the gateway, not the upstream.
+	Estimated bool
+}
+
+// Response is a complete, OpenAI-shaped answer.
+type Response struct {
+	Body   []byte // JSON for the client
+	Usage  Usage
+	Header http.Header // upstream headers worth passing on (may be nil)
+}
+
+// Stream is an OpenAI-shaped answer arriving in chunks.
+type Stream interface {
+	// Next returns the next chunk's JSON, already in the client's shape
+	// (chat.completion.chunk or text_completion), or io.EOF after the
+	// last one. An upstream failure mid-stream is returned as an error.
+	// The slice is valid until the next call.
+	Next() ([]byte, error)
+	// Usage returns the usage known so far; complete after io.EOF.
+	Usage() Usage
+	// Close releases the upstream connection.
+	Close() error
+}
+
+// Provider is a configured upstream. What it can do is found by type
+// assertion on the interfaces below.
+type Provider interface {
+	// Name is the configured name, e.g. "openai" or "openai-org2".
+	Name() string
+	// Type is the provider type, e.g. "openai" or "together".
+	Type() string
+}
+
+// Chatter answers chat completions.
+type Chatter interface {
+	Chat(ctx context.Context, r *Request) (*Response, error)
+}
+
+// Streamer streams chat completions.
+type Streamer interface {
+	ChatStream(ctx context.Context, r *Request) (Stream, error)
+}
+
+// Completer answers legacy completions natively (instruct models).
+type Completer interface {
+	Complete(ctx context.Context, r *Request) (*Response, error)
+	CompleteStream(ctx context.Context, r *Request) (Stream, error)
+}
+
+// Embedder answers embeddings.
+type Embedder interface {
+	Embed(ctx context.Context, r *Request) (*Response, error)
+}

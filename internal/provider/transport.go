@@ -1,0 +1,28 @@
+package provider
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// NewTransport returns the tuned transport one provider uses for all its
+// calls: keep-alive with an idle pool sized for a busy gateway, HTTP/2
+// where the upstream offers it, and no overall timeout (streams are long;
+// callers bound each call with their context).
+func NewTransport() *http.Transport {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		ResponseHeaderTimeout: 0, // the per-call context bounds the wait
+		WriteBufferSize:       32 << 10,
+		ReadBufferSize:        32 << 10,
+	}
+}

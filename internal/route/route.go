@@ -1,0 +1,125 @@
+// Package route decides where a request for a model goes: the catalogue
+// entry, whether the caller may use it, and which configured provider
+// serves it.
+package route
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+)
+
+// ErrNotFound reports a model that is unknown, retired, not served by any
+// configured provider, or not allowed to the caller: all are "Model not
+// found" to the client.
+var ErrNotFound = errors.New("model not found")
+
+// Target is where one request goes.
+type Target struct {
+	Model      *catalog.Model
+	Provider   provider.Provider
+	UpstreamID string
+}
+
+// Table routes model IDs. It is immutable and safe for concurrent use.
+type Table struct {
+	cat    *catalog.Catalog
+	byName map[string]provider.Provider
+	byType map[string]provider.Provider // the first provider of each type
+	now    func() time.Time
+}
+
+// New returns a table over the catalogue and the configured providers.
+func New(cat *catalog.Catalog, providers []provider.Provider, now func() time.Time) *Table {
+	t := &Table{cat: cat, byName: map[string]provider.Provider{}, byType: map[string]provider.Provider{}, now: now}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	for _, p := range providers {
+		t.byName[p.Name()] = p
+		if _, ok := t.byType[p.Type()]; !ok {
+			t.byType[p.Type()] = p
+		}
+	}
+	return t
+}
+
+// Catalog returns the catalogue.
+func (t *Table) Catalog() *catalog.Catalog { return t.cat }
+
+// Pick returns the target for model id, or ErrNotFound. allowed filters by
+// the caller's allow-lists.
+func (t *Table) Pick(id string, allowed Allow) (Target, error) {
+	m, ok := t.cat.Lookup(id)
+	if !ok || m.Retired(t.now()) || !allowed.Permits(id) {
+		return Target{}, ErrNotFound
+	}
+	p, upstream, ok := t.serve(m)
+	if !ok {
+		return Target{}, ErrNotFound
+	}
+	return Target{Model: m, Provider: p, UpstreamID: upstream}, nil
+}
+
+// serve finds the first deployment of m whose provider is configured: by
+// provider name first, else by provider type.
+func (t *Table) serve(m *catalog.Model) (provider.Provider, string, bool) {
+	for _, d := range m.Deployments {
+		if p, ok := t.byName[d.Provider]; ok {
+			return p, d.UpstreamID, true
+		}
+		if p, ok := t.byType[d.Provider]; ok {
+			return p, d.UpstreamID, true
+		}
+	}
+	return nil, "", false
+}
+
+// Reachable reports whether a configured provider serves m, and which.
+func (t *Table) Reachable(m *catalog.Model) (provider.Provider, bool) {
+	p, _, ok := t.serve(m)
+	return p, ok
+}
+
+// Available returns the models the caller may use now, in catalogue order.
+func (t *Table) Available(allowed Allow) []*catalog.Model {
+	var out []*catalog.Model
+	now := t.now()
+	for _, m := range t.cat.All() {
+		if m.Retired(now) || !allowed.Permits(m.ID) {
+			continue
+		}
+		if _, _, ok := t.serve(m); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Allow holds the allow-lists that apply to a caller: the account's and
+// the key's. An empty list permits every model. An entry ending in "*"
+// permits every ID with that prefix.
+type Allow struct {
+	Account []string
+	Key     []string
+}
+
+// Permits reports whether both lists permit id.
+func (a Allow) Permits(id string) bool {
+	return permits(a.Account, id) && permits(a.Key, id)
+}
+
+func permits(list []string, id string) bool {
+	if len(list) == 0 {
+		return true
+	}
+	for _, p := range list {
+		if p == id || (strings.HasSuffix(p, "*") && strings.HasPrefix(id, p[:len(p)-1])) {
+			return true
+		}
+	}
+	return false
+}

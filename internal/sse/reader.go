@@ -1,0 +1,194 @@
+// Package sse reads upstream Server-Sent Event streams and writes client ones.
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"sync"
+)
+
+// ErrTooLarge reports an event bigger than the reader's limit.
+var ErrTooLarge = errors.New("sse: event too large")
+
+const (
+	// defaultMax is the event limit when NewReader is given max <= 0; the
+	// official OpenAI Go SDK allows events this big.
+	defaultMax = 32 << 20
+	// bufSize is the size of the read buffer. Longer lines are assembled in
+	// Reader.long, so a chunk of several MiB needs no bigger buffer.
+	bufSize = 64 << 10
+	// fieldSlack is what a line may carry beyond the limit: "data: ".
+	fieldSlack = len("data: ")
+)
+
+// utf8BOM may open a stream; it is not part of the first field name.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// bufPool holds the read buffers of finished Readers: every streamed
+// request needs one, and 64 KiB per request is worth recycling.
+var bufPool sync.Pool // of *bufio.Reader
+
+// Event is one parsed event. Data is valid until the next call to Next.
+type Event struct {
+	Event string // the "event:" field, "" when absent
+	Data  []byte // "data:" lines joined with "\n"
+}
+
+// Reader parses a stream of events. It accepts what the upstreams send:
+// lines ending in "\n", "\r\n" or "\r" (mixed), comments, and fields it does
+// not know (id, retry and others are skipped). It does not treat
+// "data: [DONE]" specially; callers do.
+//
+// A Reader is not safe for concurrent use.
+type Reader struct {
+	br      *bufio.Reader // nil once the reader has failed or ended
+	max     int           // limit on len(Event.Data) and len(Event.Event)
+	err     error         // sticky: returned by every Next after the first failure
+	lineErr error         // read error held back to return a final unterminated line first
+	skipLF  bool          // the last line ended in "\r"; a "\n" right after it belongs to it
+	lfFree  int           // buffered bytes known to hold no "\n", from the read position
+	started bool          // the first line (which may carry a BOM) has been read
+
+	long []byte // a line longer than the read buffer, assembled
+	data []byte // Data of the current event; reused across events
+	name string // Event of the current event
+	last string // the most recent unknown event name, reused to avoid an allocation
+	has  bool   // the current event has a data field
+}
+
+// NewReader returns a reader of r that refuses events over max bytes (max <= 0
+// means 32 MiB). Max bounds the data of one event and the length of any one
+// line (plus room for its field name), so memory stays bounded whatever the
+// upstream sends. The stream is read as needed, never as a whole.
+func NewReader(r io.Reader, max int) *Reader {
+	if max <= 0 {
+		max = defaultMax
+	}
+	br, _ := bufPool.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(r, bufSize)
+	} else {
+		br.Reset(r)
+	}
+	return &Reader{br: br, max: max}
+}
+
+// Next returns the next event that has data (a data field, even an empty one)
+// or an event name. It returns io.EOF at the clean end of input; a final event
+// without its blank line is still returned before io.EOF. It returns
+// ErrTooLarge for an event over the limit, and read errors as they come.
+// After an error, Next keeps returning it.
+func (r *Reader) Next() (Event, error) {
+	if r.err != nil {
+		return Event{}, r.err
+	}
+	r.data = r.data[:0]
+	r.name = ""
+	r.has = false
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			r.fail(err)
+			if err == io.EOF && r.pending() {
+				return r.event(), nil
+			}
+			return Event{}, err
+		}
+		if !r.started {
+			r.started = true
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
+		if len(line) == 0 {
+			if r.pending() {
+				return r.event(), nil
+			}
+			continue
+		}
+		if err := r.field(line); err != nil {
+			r.fail(err)
+			return Event{}, err
+		}
+	}
+}
+
+func (r *Reader) pending() bool { return r.has || r.name != "" }
+
+func (r *Reader) event() Event { return Event{Event: r.name, Data: r.data} }
+
+// fail records err for later calls and returns the read buffer to the pool.
+// Nothing returned to the caller aliases it.
+func (r *Reader) fail(err error) {
+	r.err = err
+	if r.br != nil {
+		r.br.Reset(nil)
+		bufPool.Put(r.br)
+		r.br = nil
+	}
+}
+
+// field applies one non-empty line to the current event.
+func (r *Reader) field(line []byte) error {
+	if line[0] == ':' {
+		return nil // comment, e.g. ": keep-alive"
+	}
+	name, value := line, line[len(line):]
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "data":
+		n := len(r.data) + len(value)
+		if r.has {
+			n++
+		}
+		if n > r.max {
+			return ErrTooLarge
+		}
+		if r.has {
+			r.data = append(r.data, '\n')
+		}
+		r.data = append(r.data, value...)
+		r.has = true
+	case "event":
+		if len(value) > r.max {
+			return ErrTooLarge
+		}
+		r.name = r.intern(value)
+	}
+	return nil
+}
+
+// intern returns b as a string, without allocating for the names the
+// upstreams repeat on every event (Anthropic's) or for a repeat of the
+// previous unknown name.
+func (r *Reader) intern(b []byte) string {
+	switch string(b) {
+	case "":
+		return ""
+	case "message_start":
+		return "message_start"
+	case "content_block_start":
+		return "content_block_start"
+	case "content_block_delta":
+		return "content_block_delta"
+	case "content_block_stop":
+		return "content_block_stop"
+	case "message_delta":
+		return "message_delta"
+	case "message_stop":
+		return "message_stop"
+	case "ping":
+		return "ping"
+	case "error":
+		return "error"
+	}
+	if string(b) != r.last {
+		r.last = string(b)
+	}
+	return r.last
+}

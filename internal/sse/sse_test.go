@@ -1,0 +1,356 @@
+package sse
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// ev is an Event with its data copied, for comparison.
+type ev struct {
+	Event, Data string
+}
+
+// readAll parses rd until the first error; a clean io.EOF is returned as nil.
+func readAll(rd io.Reader, max int) ([]ev, error) {
+	r := NewReader(rd, max)
+	var got []ev
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return got, nil
+		}
+		if err != nil {
+			return got, err
+		}
+		got = append(got, ev{e.Event, string(e.Data)})
+	}
+}
+
+// chunkReader returns at most n bytes per Read.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c chunkReader) Read(p []byte) (int, error) {
+	return c.r.Read(p[:min(len(p), c.n)])
+}
+
+// readers wrap an input in the ways a network body may deliver it.
+var readers = []struct {
+	name string
+	wrap func([]byte) io.Reader
+}{
+	{"whole", func(b []byte) io.Reader { return bytes.NewReader(b) }},
+	{"one_byte", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }},
+	{"half", func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }},
+	{"data_err", func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) }},
+	{"chunks_of_7", func(b []byte) io.Reader { return chunkReader{bytes.NewReader(b), 7} }},
+}
+
+func TestReader(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []ev
+	}{
+		{"empty", "", nil},
+		{"lf", "data: a\n\ndata: b\n\n", []ev{{"", "a"}, {"", "b"}}},
+		{"crlf", "data: a\r\n\r\ndata: b\r\n\r\n", []ev{{"", "a"}, {"", "b"}}},
+		{"cr", "data: a\r\rdata: b\r\r", []ev{{"", "a"}, {"", "b"}}},
+		{"mixed", "data: a\r\n\ndata: b\r\r\ndata: c\n\r", []ev{{"", "a"}, {"", "b"}, {"", "c"}}},
+		{"multi_line_data", "data: a\ndata: b\ndata: c\n\n", []ev{{"", "a\nb\nc"}}},
+		{"empty_data_line_inside", "data: a\ndata:\ndata: b\n\n", []ev{{"", "a\n\nb"}}},
+		{"comments", ": keep-alive\n\n:\n\ndata: a\n: between\ndata: b\n\n", []ev{{"", "a\nb"}}},
+		{"data_without_colon", "data\n\n", []ev{{"", ""}}},
+		{"two_data_without_colon", "data\ndata\n\n", []ev{{"", "\n"}}},
+		{"no_space_after_colon", "data:a\n\n", []ev{{"", "a"}}},
+		{"two_spaces_keep_one", "data:  a\n\n", []ev{{"", " a"}}},
+		{"trailing_space_kept", "data: a \n\n", []ev{{"", "a "}}},
+		{"colon_in_value", "data: {\"a\":\"b: c\"}\n\n", []ev{{"", `{"a":"b: c"}`}}},
+		{"tab_is_not_space", "data:\ta\n\n", []ev{{"", "\ta"}}},
+		{
+			"anthropic_event_names",
+			"event: message_start\ndata: {\"type\":\"message_start\"}\n\n" +
+				"event: ping\ndata: {\"type\": \"ping\"}\n\n" +
+				"event: future_thing\ndata: {}\n\n",
+			[]ev{
+				{"message_start", `{"type":"message_start"}`},
+				{"ping", `{"type": "ping"}`},
+				{"future_thing", "{}"},
+			},
+		},
+		{"name_without_data", "event: ping\n\n", []ev{{"ping", ""}}},
+		{"empty_name_alone", "event:\n\nevent\n\n", nil},
+		{"last_name_wins", "event: a\ndata: x\nevent: b\n\n", []ev{{"b", "x"}}},
+		{"name_resets", "event: a\ndata: 1\n\ndata: 2\n\n", []ev{{"a", "1"}, {"", "2"}}},
+		{"id_retry_ignored", "id: 7\nretry: 100\ndata: a\n\nid: 8\n\nretry: 5\n\n", []ev{{"", "a"}}},
+		{"unknown_fields_ignored", "foo: bar\nx\ndata: a\n\n", []ev{{"", "a"}}},
+		{"field_names_case_sensitive", "Data: a\nEVENT: b\n\n", nil},
+		{"gemini_bare_error_line_ignored", "{\"error\": {\"code\": 500}}\n\n", nil},
+		{"blank_lines_before", "\n\r\n\r\ndata: a\n\n", []ev{{"", "a"}}},
+		{"missing_final_blank_line", "data: a\n\ndata: b", []ev{{"", "a"}, {"", "b"}}},
+		{"missing_final_blank_line_lf", "event: x\ndata: b\n", []ev{{"x", "b"}}},
+		{"missing_final_blank_line_cr", "data: b\r", []ev{{"", "b"}}},
+		{"missing_final_blank_line_crlf", "data: b\r\n", []ev{{"", "b"}}},
+		{"final_comment_only", "data: a\n\n: bye", []ev{{"", "a"}}},
+		{"bom", "\xEF\xBB\xBFdata: a\n\n", []ev{{"", "a"}}},
+		{"bom_only_first_line", "data: a\n\n\xEF\xBB\xBFdata: b\n\n", []ev{{"", "a"}}},
+		{"bom_then_blank", "\xEF\xBB\xBF\ndata: a\n\n", []ev{{"", "a"}}},
+		{"done_not_special", "data: [DONE]\n\ndata: after\n\n", []ev{{"", "[DONE]"}, {"", "after"}}},
+		{"utf8_and_nul", "data: héllo\x00\n\n", []ev{{"", "héllo\x00"}}},
+	}
+	for _, tt := range tests {
+		for _, rd := range readers {
+			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
+				got, err := readAll(rd.wrap([]byte(tt.in)), 0)
+				if err != nil {
+					t.Fatalf("error: %v", err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("events mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestLineEndings checks that one stream gives the same events whatever its
+// line ends.
+func TestLineEndings(t *testing.T) {
+	lines := []string{
+		"event: message_start", `data: {"a":1}`, "",
+		": comment", "data: x", "data:", "data: y", "", "",
+		"event: ping", "",
+		"data: z", "",
+	}
+	want := []ev{{"message_start", `{"a":1}`}, {"", "x\n\ny"}, {"ping", ""}, {"", "z"}}
+	// Never "\r" then an "\n" ending of an empty line: that would be one "\r\n".
+	mixed := []string{"\r\n", "\n", "\r", "\r", "\r\n", "\n"}
+	tests := []struct {
+		name string
+		end  func(i int) string
+	}{
+		{"lf", func(int) string { return "\n" }},
+		{"crlf", func(int) string { return "\r\n" }},
+		{"cr", func(int) string { return "\r" }},
+		{"mixed", func(i int) string { return mixed[i%len(mixed)] }},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		for i, l := range lines {
+			b.WriteString(l + tt.end(i))
+		}
+		for _, rd := range readers {
+			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
+				got, err := readAll(rd.wrap([]byte(b.String())), 0)
+				if err != nil {
+					t.Fatalf("error: %v", err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("events mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestReaderLimit(t *testing.T) {
+	big := strings.Repeat("x", 200<<10) // longer than the read buffer
+	tests := []struct {
+		name    string
+		in      string
+		max     int
+		want    []ev
+		wantErr error
+	}{
+		{"exactly_max", "data: 0123456789\n\n", 10, []ev{{"", "0123456789"}}, nil},
+		{"exactly_max_no_space", "data:0123456789\n\n", 10, []ev{{"", "0123456789"}}, nil},
+		{"one_over", "data: 0123456789a\n\n", 10, nil, ErrTooLarge},
+		{"joined_lines_over", "data: 01234\ndata: 56789\n\n", 10, nil, ErrTooLarge},
+		{"joined_lines_fit", "data: 0123\ndata: 5678\n\n", 10, []ev{{"", "0123\n5678"}}, nil},
+		{"events_before_kept", "data: a\n\ndata: 0123456789a\n\ndata: b\n\n", 10, []ev{{"", "a"}}, ErrTooLarge},
+		{"long_comment", ": " + strings.Repeat("c", 100) + "\n\n", 10, nil, ErrTooLarge},
+		{"long_name", "event: " + strings.Repeat("e", 11) + "\n\n", 10, nil, ErrTooLarge},
+		{"over_unterminated", "data: 0123456789a", 10, nil, ErrTooLarge},
+		{"over_buffer_size", "data: " + big + "\n\n", 100 << 10, nil, ErrTooLarge},
+		{"over_buffer_size_fits", "data: " + big + "\n\n", 200 << 10, []ev{{"", big}}, nil},
+	}
+	for _, tt := range tests {
+		for _, rd := range readers[:3] {
+			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
+				got, err := readAll(rd.wrap([]byte(tt.in)), tt.max)
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("error = %v, want %v", err, tt.wantErr)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("events mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestReaderLargeLine(t *testing.T) {
+	data := bytes.Repeat([]byte(`{"x":"0123456789"}`), 5<<20/18+1) // > 5 MiB
+	in := append(append([]byte("data: "), data...), "\r\n\r\ndata: next\r\n\r\n"...)
+	for _, rd := range []struct {
+		name string
+		r    io.Reader
+	}{
+		{"whole", bytes.NewReader(in)},
+		{"chunks_of_1000", chunkReader{bytes.NewReader(in), 1000}},
+		{"half", iotest.HalfReader(bytes.NewReader(in))},
+	} {
+		t.Run(rd.name, func(t *testing.T) {
+			r := NewReader(rd.r, 0)
+			e, err := r.Next()
+			if err != nil {
+				t.Fatalf("Next: %v", err)
+			}
+			if !bytes.Equal(e.Data, data) {
+				t.Fatalf("Data has %d bytes, want %d bytes of the input", len(e.Data), len(data))
+			}
+			if e, err = r.Next(); err != nil || string(e.Data) != "next" {
+				t.Fatalf("second Next = %q, %v; want \"next\", nil", e.Data, err)
+			}
+			if _, err := r.Next(); err != io.EOF {
+				t.Fatalf("third Next error = %v, want io.EOF", err)
+			}
+		})
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	boom := errors.New("boom")
+	r := NewReader(io.MultiReader(strings.NewReader("data: a\n\ndata: partial"), iotest.ErrReader(boom)), 0)
+	var got []ev
+	var errs []error
+	for range 4 {
+		e, err := r.Next()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		got = append(got, ev{e.Event, string(e.Data)})
+	}
+	if diff := cmp.Diff([]ev{{"", "a"}}, got); diff != "" {
+		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
+	for _, err := range errs {
+		if err != boom {
+			t.Errorf("error = %v, want %v every time", err, boom)
+		}
+	}
+}
+
+func TestNewReaderDefaultMax(t *testing.T) {
+	for _, max := range []int{0, -1} {
+		if got := NewReader(strings.NewReader(""), max).max; got != 32<<20 {
+			t.Errorf("NewReader(_, %d).max = %d, want %d", max, got, 32<<20)
+		}
+	}
+}
+
+// fixtureDir holds the wire-format fixtures shared by the team.
+const fixtureDir = "../../../shared/reference/fixtures"
+
+func TestFixtures(t *testing.T) {
+	if _, err := os.Stat(fixtureDir); err != nil {
+		t.Skipf("fixtures not available: %v", err)
+	}
+	const (
+		msg  = `{"type":"message_start","message":{"id":"msg_`
+		gem  = `{"candidates": [{"content": {"parts": [{`
+		stop = `{"type":"message_stop"}`
+	)
+	tests := []struct {
+		file                  string
+		n                     int
+		firstEvent, lastEvent string
+		first, last           string // prefixes of the first and last Data
+	}{
+		{"anthropic/messages_stream_error_overloaded.sse", 4, "message_start", "error", msg + "01Bd5qK3nR8sT2vW4xY6zA1c", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
+		{"anthropic/messages_stream_max_tokens_new_usage_shape.sse", 6, "message_start", "message_stop", msg + "01QC4g3HwBThD4BaNtBckFDJ", stop},
+		{"anthropic/messages_stream_text.sse", 8, "message_start", "message_stop", msg + "01XFDUDYJgAACzvnptvVoYEL", stop},
+		{"anthropic/messages_stream_tool_use.sse", 18, "message_start", "message_stop", msg + "01Aq9w938a90dw8q", stop},
+		{"gemini/stream_function_call_same_chunk.sse", 1, "", "", gem + `"functionCall": {"name": "get_weather","args": {"location": "Paris, FR"}}},{"functionCall"`, gem + `"functionCall"`},
+		{"gemini/stream_function_call_split_finish.sse", 2, "", "", gem + `"functionCall": {"name": "get_weather"`, gem + `"text": ""}],"role": "model"},"finishReason": "STOP"`},
+		{"gemini/stream_text.sse", 3, "", "", gem + `"text": "Hello"}]`, gem + `"text": " you today?"}]`},
+		{"gemini/stream_text_lf_variant.sse", 2, "", "", gem + `"text": "Hi"}]`, gem + `"text": "!"}]`},
+		{"llama-hosts/groq_stream_tail_x_groq_usage.sse", 3, "", "", `{"id":"chatcmpl-e7f8e220-656c-4455-a132-dacfc1370798","object":"chat.completion.chunk"`, "[DONE]"},
+		{"openai/chat_stream_legacy_function_call.sse", 5, "", "", `{"id":"chatcmpl-C3kU1xLw8pNa5cT3qV7bH2mJkD9sE","object":"chat.completion.chunk"`, "[DONE]"},
+		{"openai/chat_stream_midstream_error.sse", 3, "", "", `{"id":"chatcmpl-C3kR2bW7p8yQe1fM0aZt9LxVnHs4D","object":"chat.completion.chunk"`, `{"error":{"message":"The upstream provider is overloaded. Please retry."`},
+		{"openai/chat_stream_n2.sse", 9, "", "", `{"id":"chatcmpl-C3kV0pR4tY6uI8oP2aS5dF7gH9jK1","object":"chat.completion.chunk"`, "[DONE]"},
+		{"openai/chat_stream_text_include_usage.sse", 8, "", "", `{"id":"chatcmpl-C3kR2bW7p8yQe1fM0aZt9LxVnHs4D","object":"chat.completion.chunk"`, "[DONE]"},
+		{"openai/chat_stream_text_no_usage.sse", 5, "", "", `{"id":"chatcmpl-C3kR2bW7p8yQe1fM0aZt9LxVnHs4D","object":"chat.completion.chunk"`, "[DONE]"},
+		{"openai/chat_stream_tool_calls_include_usage.sse", 11, "", "", `{"id":"chatcmpl-C3kT9aQ2mZ7xYw4vB1nE8sRfLpK0u","object":"chat.completion.chunk"`, "[DONE]"},
+		{"openai/completions_stream.sse", 8, "", "", `{"id":"cmpl-7iA7iJjj8V2zOkCGvWF2hAkDWBQZe","object":"text_completion"`, "[DONE]"},
+		{"openai/completions_stream_include_usage.sse", 6, "", "", `{"id":"cmpl-7iA7iJjj8V2zOkCGvWF2hAkDWBQZe","object":"text_completion"`, "[DONE]"},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.file] = true
+		t.Run(tt.file, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join(fixtureDir, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readAll(bytes.NewReader(in), 0)
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			if len(got) != tt.n {
+				t.Fatalf("got %d events, want %d", len(got), tt.n)
+			}
+			first, last := got[0], got[len(got)-1]
+			if first.Event != tt.firstEvent || !strings.HasPrefix(first.Data, tt.first) {
+				t.Errorf("first event = %q %.80q, want %q %.80q…", first.Event, first.Data, tt.firstEvent, tt.first)
+			}
+			if last.Event != tt.lastEvent || !strings.HasPrefix(last.Data, tt.last) {
+				t.Errorf("last event = %q %.80q, want %q %.80q…", last.Event, last.Data, tt.lastEvent, tt.last)
+			}
+			for i, e := range got { // whole payloads: each is JSON, or exactly [DONE]
+				if e.Data != "[DONE]" && !json.Valid([]byte(e.Data)) {
+					t.Errorf("event %d: Data is not JSON: %.80q", i, e.Data)
+				}
+			}
+			checkVariants(t, in, got)
+		})
+	}
+	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*", "*.sse"))
+	for _, f := range files {
+		rel, _ := filepath.Rel(fixtureDir, f)
+		if !covered[filepath.ToSlash(rel)] {
+			t.Errorf("fixture %s has no test case", rel)
+		}
+	}
+}
+
+// checkVariants checks that in, rewritten with each kind of line end and read
+// in pieces of any size, still gives the events want.
+func checkVariants(t *testing.T, in []byte, want []ev) {
+	t.Helper()
+	lf := bytes.ReplaceAll(in, []byte("\r\n"), []byte("\n"))
+	for _, end := range []string{"\n", "\r\n", "\r"} {
+		variant := bytes.ReplaceAll(lf, []byte("\n"), []byte(end))
+		for _, rd := range readers {
+			got, err := readAll(rd.wrap(variant), 0)
+			if err != nil {
+				t.Fatalf("%q endings, %s reader: error: %v", end, rd.name, err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%q endings, %s reader: events mismatch (-want +got):\n%s", end, rd.name, diff)
+			}
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// errLineBreak reports data that would end its event early: in SSE a "\r" is a
+// line end too.
+var errLineBreak = errors.New("sse: data contains a line break")
+
+// Writer writes a client stream: each event is one Write, then a flush, so
+// the client sees it at once.
+//
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+	buf     []byte    // the event being written; starts in arr
+	arr     [512]byte // room for a typical chunk without a second allocation
+}
+
+// NewWriter returns a Writer of w. It sets the stream's headers:
+// Content-Type: text/event-stream, Cache-Control: no-cache,
+// X-Accel-Buffering: no (nginx would otherwise buffer the stream) and, for
+// HTTP/1.x requests only, Connection: keep-alive (HTTP/2 forbids it). It does
+// not write the status: until the first event, the caller may still send an
+// HTTP error instead.
+func NewWriter(w http.ResponseWriter, r *http.Request) *Writer {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	if r != nil && r.ProtoMajor == 1 {
+		h.Set("Connection", "keep-alive")
+	}
+	sw := &Writer{w: w, rc: http.NewResponseController(w)}
+	sw.buf = sw.arr[:0]
+	return sw
+}
+
+// Data writes "data: " + b + "\n\n" and flushes. b must not contain a line
+// break (JSON from encoding/json never does); if it does, Data writes nothing
+// and returns an error.
+func (w *Writer) Data(b []byte) error {
+	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+		return errLineBreak
+	}
+	w.buf = append(w.buf[:0], "data: "...)
+	w.buf = append(w.buf, b...)
+	w.buf = append(w.buf, "\n\n"...)
+	return w.send()
+}
+
+// Done writes "data: [DONE]\n\n", the end of an OpenAI stream, and flushes.
+func (w *Writer) Done() error {
+	w.buf = append(w.buf[:0], "data: [DONE]\n\n"...)
+	return w.send()
+}
+
+// Comment writes ": " + s + "\n\n" and flushes. Clients ignore comments, so
+// they serve as keep-alives. s must not contain a line break.
+func (w *Writer) Comment(s string) error {
+	if strings.ContainsAny(s, "\r\n") {
+		return errLineBreak
+	}
+	w.buf = append(w.buf[:0], ": "...)
+	w.buf = append(w.buf, s...)
+	w.buf = append(w.buf, "\n\n"...)
+	return w.send()
+}
+
+// Started reports whether anything has been written, after which the status
+// is sent and an HTTP error response is no longer possible.
+func (w *Writer) Started() bool { return w.started }
+
+// send writes w.buf and flushes it through any wrappers of the
+// ResponseWriter that implement Unwrap.
+func (w *Writer) send() error {
+	w.started = true
+	if _, err := w.w.Write(w.buf); err != nil {
+		return fmt.Errorf("write event: %w", err)
+	}
+	if err := w.rc.Flush(); err != nil {
+		return fmt.Errorf("flush event: %w", err)
+	}
+	return nil
+}

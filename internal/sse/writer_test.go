@@ -1,0 +1,204 @@
+package sse
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestNewWriterHeaders(t *testing.T) {
+	tests := []struct {
+		name  string
+		major int
+		want  http.Header
+	}{
+		{"http1", 1, http.Header{
+			"Content-Type":      {"text/event-stream"},
+			"Cache-Control":     {"no-cache"},
+			"X-Accel-Buffering": {"no"},
+			"Connection":        {"keep-alive"},
+		}},
+		{"http2", 2, http.Header{
+			"Content-Type":      {"text/event-stream"},
+			"Cache-Control":     {"no-cache"},
+			"X-Accel-Buffering": {"no"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/v1/chat/completions", nil)
+			req.ProtoMajor = tt.major
+			rec := httptest.NewRecorder()
+			w := NewWriter(rec, req)
+			if diff := cmp.Diff(tt.want, rec.Header()); diff != "" {
+				t.Errorf("headers mismatch (-want +got):\n%s", diff)
+			}
+			if w.Started() || rec.Flushed || rec.Body.Len() != 0 {
+				t.Fatalf("NewWriter wrote: Started %v, Flushed %v, body %q", w.Started(), rec.Flushed, rec.Body)
+			}
+			// The status is still the caller's to choose.
+			rec.WriteHeader(http.StatusBadGateway)
+			if rec.Code != http.StatusBadGateway {
+				t.Errorf("status = %d after NewWriter and WriteHeader(502)", rec.Code)
+			}
+		})
+	}
+}
+
+func TestWriter(t *testing.T) {
+	tests := []struct {
+		name    string
+		write   func(*Writer) error
+		want    string // bytes written by this step
+		wantErr bool
+	}{
+		{"data", func(w *Writer) error { return w.Data([]byte(`{"a":1}`)) }, "data: {\"a\":1}\n\n", false},
+		{"empty_data", func(w *Writer) error { return w.Data(nil) }, "data: \n\n", false},
+		{"data_with_lf", func(w *Writer) error { return w.Data([]byte("a\nb")) }, "", true},
+		{"data_with_cr", func(w *Writer) error { return w.Data([]byte("a\rb")) }, "", true},
+		{"comment", func(w *Writer) error { return w.Comment("keep-alive") }, ": keep-alive\n\n", false},
+		{"empty_comment", func(w *Writer) error { return w.Comment("") }, ": \n\n", false},
+		{"comment_with_lf", func(w *Writer) error { return w.Comment("a\nb") }, "", true},
+		{"done", func(w *Writer) error { return w.Done() }, "data: [DONE]\n\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			w := NewWriter(rec, httptest.NewRequest("POST", "/", nil))
+			err := tt.write(w)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
+			}
+			if got := rec.Body.String(); got != tt.want {
+				t.Errorf("wrote %q, want %q", got, tt.want)
+			}
+			if w.Started() != !tt.wantErr || rec.Flushed != !tt.wantErr {
+				t.Errorf("Started %v, Flushed %v; want both %v", w.Started(), rec.Flushed, !tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestWriterFlushEach checks that every event is flushed as it is written.
+func TestWriterFlushEach(t *testing.T) {
+	rec := httptest.NewRecorder()
+	w := NewWriter(rec, httptest.NewRequest("POST", "/", nil))
+	steps := []struct {
+		write func() error
+		want  string
+	}{
+		{func() error { return w.Comment("keep-alive") }, ": keep-alive\n\n"},
+		{func() error { return w.Data([]byte(`{"n":1}`)) }, `data: {"n":1}` + "\n\n"},
+		{func() error { return w.Data([]byte(`{"n":2}`)) }, `data: {"n":2}` + "\n\n"},
+		{func() error { return w.Done() }, "data: [DONE]\n\n"},
+	}
+	for i, s := range steps {
+		rec.Flushed = false
+		before := rec.Body.Len()
+		if err := s.write(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if !rec.Flushed {
+			t.Errorf("step %d: not flushed", i)
+		}
+		if got := rec.Body.String()[before:]; got != s.want {
+			t.Errorf("step %d: wrote %q, want %q", i, got, s.want)
+		}
+	}
+}
+
+// unwrapper hides its ResponseWriter's Flush method but offers Unwrap, like
+// the gateway's middleware wrappers.
+type unwrapper struct{ rw http.ResponseWriter }
+
+func (u unwrapper) Header() http.Header         { return u.rw.Header() }
+func (u unwrapper) Write(b []byte) (int, error) { return u.rw.Write(b) }
+func (u unwrapper) WriteHeader(code int)        { u.rw.WriteHeader(code) }
+func (u unwrapper) Unwrap() http.ResponseWriter { return u.rw }
+
+// noFlush is a ResponseWriter that cannot flush.
+type noFlush struct{}
+
+func (noFlush) Header() http.Header         { return http.Header{} }
+func (noFlush) Write(b []byte) (int, error) { return len(b), nil }
+func (noFlush) WriteHeader(int)             {}
+
+// failWriter is a ResponseWriter whose client has gone.
+type failWriter struct{ err error }
+
+func (f failWriter) Header() http.Header       { return http.Header{} }
+func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+func (f failWriter) WriteHeader(int)           {}
+func (f failWriter) Flush()                    {}
+
+func TestWriterErrors(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		rw      func() (http.ResponseWriter, *httptest.ResponseRecorder)
+		wantErr error
+	}{
+		{"flush_through_unwrap", func() (http.ResponseWriter, *httptest.ResponseRecorder) {
+			rec := httptest.NewRecorder()
+			return unwrapper{rec}, rec
+		}, nil},
+		{"flush_not_supported", func() (http.ResponseWriter, *httptest.ResponseRecorder) {
+			return noFlush{}, nil
+		}, http.ErrNotSupported},
+		{"write_fails", func() (http.ResponseWriter, *httptest.ResponseRecorder) {
+			return failWriter{boom}, nil
+		}, boom},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rw, rec := tt.rw()
+			w := NewWriter(rw, httptest.NewRequest("POST", "/", nil))
+			err := w.Data([]byte("{}"))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error = %v, want %v", err, tt.wantErr)
+			}
+			if !w.Started() {
+				t.Error("Started = false after a write attempt")
+			}
+			if rec != nil && (!rec.Flushed || rec.Body.String() != "data: {}\n\n") {
+				t.Errorf("through Unwrap: Flushed %v, body %q", rec.Flushed, rec.Body)
+			}
+		})
+	}
+}
+
+// TestRoundTrip streams through a real server and parses the result back.
+func TestRoundTrip(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := NewWriter(rw, r)
+		err := errors.Join(
+			w.Comment("keep-alive"),
+			w.Data([]byte(`{"n":1}`)),
+			w.Data([]byte(`{"n":2}`)),
+			w.Done(),
+		)
+		if err != nil {
+			t.Errorf("handler: %v", err)
+		}
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	got, err := readAll(resp.Body, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ev{{"", `{"n":1}`}, {"", `{"n":2}`}, {"", "[DONE]"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
+}
