@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -154,7 +155,7 @@ func (c *Config) Validate() error {
 		{"redis.url", redisErr(c.Redis.URL)},
 		{"auth.last_used_interval", positive(c.Auth.LastUsedInterval)},
 		{"auth.change_poll_interval", positive(c.Auth.ChangePollInterval)},
-		{"auth.negative_cache_size", minInt(int64(c.Auth.NegativeCacheSize), 0)},
+		{"auth.negative_cache_size", minInt(int64(c.Auth.NegativeCacheSize), 1)},
 		{"log.level", oneOf(c.Log.Level, "debug", "info", "warn", "error")},
 		{"log.format", oneOf(c.Log.Format, "json", "text")},
 		{"models.listing", oneOf(c.Models.Listing, "catalog", "wildcard")},
@@ -168,7 +169,11 @@ func (c *Config) Validate() error {
 }
 
 func listenErr(addr string) string {
-	if _, _, err := net.SplitHostPort(addr); err != nil {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
 		return fmt.Sprintf("expected host:port such as 127.0.0.1:8080, got %q", addr)
 	}
 	return ""
@@ -207,7 +212,7 @@ func oneOf(v string, allowed ...string) string {
 func originsErr(origins []string) string {
 	for _, o := range origins {
 		u, err := url.Parse(o)
-		if o == "*" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+		if o == "*" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || o != u.Scheme+"://"+u.Host {
 			return fmt.Sprintf("expected origins such as https://app.example.com, got %q", o)
 		}
 	}

@@ -61,7 +61,7 @@ redis:
 auth:
   last_used_interval: 5m
   change_poll_interval: 500ms
-  negative_cache_size: 0
+  negative_cache_size: 500
 log:
   level: debug
   format: text
@@ -117,7 +117,7 @@ func TestLoadFullFile(t *testing.T) {
 		Auth: Auth{
 			LastUsedInterval:   5 * time.Minute,
 			ChangePollInterval: 500 * time.Millisecond,
-			NegativeCacheSize:  0,
+			NegativeCacheSize:  500,
 		},
 		Log: Log{Level: "debug", Format: "text"},
 		Models: Models{
@@ -288,7 +288,7 @@ func TestLoadErrors(t *testing.T) {
 		{"negative shutdown grace", "server:\n  shutdown_grace: -1s\n", nil, []string{"server.shutdown_grace", "zero or more"}, nil},
 		{"body limit too small", "server:\n  max_body_bytes: 10\n", nil, []string{"server.max_body_bytes", "at least 1024"}, nil},
 		{"no connections", "database:\n  max_open_conns: 0\n", nil, []string{"database.max_open_conns", "at least 1"}, nil},
-		{"negative cache size", "auth:\n  negative_cache_size: -1\n", nil, []string{"auth.negative_cache_size", "at least 0"}, nil},
+		{"negative cache size", "auth:\n  negative_cache_size: -1\n", nil, []string{"auth.negative_cache_size", "at least 1"}, nil},
 		{"listen without port", "server:\n  listen: localhost\n", nil, []string{"server.listen", "expected host:port"}, nil},
 		{"unknown log level", "log:\n  level: loud\n", nil, []string{"log.level", "expected one of debug, info, warn, error", `"loud"`}, nil},
 		{"unknown log format", "log:\n  format: xml\n", nil, []string{"log.format", "expected one of json, text"}, nil},
@@ -301,7 +301,7 @@ func TestLoadErrors(t *testing.T) {
 		{"redis url with another scheme", "redis:\n  url: http://redis:6379\n", nil, []string{"redis.url", "expected a redis:// or rediss:// URL"}, nil},
 		{"redis url without host", "redis:\n  url: redis://\n", nil, []string{"redis.url", "expected a redis:// or rediss:// URL"}, nil},
 		{"redis url with password and bad port", "redis:\n  url: redis://:s3cret@redis:port/0\n", nil, []string{"redis.url", "expected a redis:// or rediss:// URL"}, []string{"s3cret"}},
-		{"top level not a mapping", "- server\n- log\n", nil, []string{"line 1", "expected a mapping of keys"}, nil},
+		{"top level not a mapping", "- server\n- log\n", nil, []string{"line 1", "top level must be a mapping"}, nil},
 		{"invalid yaml", "server:\n  listen: \":8080\"\n  read_timeout: 5s: 6s\n", nil, []string{"line 3", "yaml"}, nil},
 		{"bad indentation", "server:\n  listen: \":8080\"\n    read_timeout: 5s\n", nil, []string{"line", "yaml"}, nil},
 		{"unclosed quote", "log:\n  level: \"info\n", nil, []string{"line"}, nil},
@@ -368,6 +368,28 @@ func TestDatabaseIsPostgres(t *testing.T) {
 		t.Run(tt.url, func(t *testing.T) {
 			if got := (Database{URL: tt.url}).IsPostgres(); got != tt.want {
 				t.Errorf("IsPostgres() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadRefusesAmbiguousFiles(t *testing.T) {
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"repeated key", "server:\n  listen: 127.0.0.1:1\nserver:\n  listen: 127.0.0.1:2\n", "key repeated (first on line 1)"},
+		{"repeated nested key", "server:\n  listen: 127.0.0.1:1\n  listen: 127.0.0.1:2\n", "server.listen: key repeated"},
+		{"second document", "server:\n  read_timeout: 5s\n---\nserver:\n  read_timeout: abc\n", "expected one YAML document"},
+		{"port out of range", "server:\n  listen: 127.0.0.1:99999\n", "server.listen"},
+		{"origin with query", "server:\n  cors_origins: [\"https://a.example.com?x=1\"]\n", "server.cors_origins"},
+		{"origin with user", "server:\n  cors_origins: [\"https://u:p@a.example.com\"]\n", "server.cors_origins"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.yaml")
+			if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path, func(string) string { return "" })
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Load = %v, want an error containing %q", err, tt.want)
 			}
 		})
 	}

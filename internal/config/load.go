@@ -64,10 +64,18 @@ func decodeYAML(data []byte, dst *Config) error {
 		}
 		return err
 	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("line %d: expected one YAML document", extra.Line)
+	}
 	if len(doc.Content) == 0 {
 		return nil
 	}
-	return decodeNode(doc.Content[0], reflect.ValueOf(dst).Elem(), "")
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode && !(top.Kind == yaml.ScalarNode && top.Tag == "!!null") {
+		return fmt.Errorf("line %d: the top level must be a mapping of keys such as server:, database:", top.Line)
+	}
+	return decodeNode(top, reflect.ValueOf(dst).Elem(), "")
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
@@ -103,9 +111,14 @@ func decodeStruct(n *yaml.Node, v reflect.Value, key string) error {
 			fields[name] = i
 		}
 	}
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		full := joinKey(key, k.Value)
+		if line, dup := seen[k.Value]; dup {
+			return keyErr(k, full, fmt.Sprintf("key repeated (first on line %d)", line))
+		}
+		seen[k.Value] = k.Line
 		idx, ok := fields[k.Value]
 		if !ok {
 			return keyErr(k, full, "unknown key")
@@ -123,11 +136,7 @@ func decodeDuration(n *yaml.Node, v reflect.Value, key string) error {
 	}
 	d, err := time.ParseDuration(n.Value)
 	if err != nil {
-		if n.Value == "0" {
-			d = 0
-		} else {
-			return keyErr(n, key, fmt.Sprintf("expected a duration such as \"30s\" or \"500ms\", got %q", n.Value))
-		}
+		return keyErr(n, key, fmt.Sprintf("expected a duration such as \"30s\" or \"500ms\", got %q", n.Value))
 	}
 	v.SetInt(int64(d))
 	return nil

@@ -1,0 +1,186 @@
+package api
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each bad body must be refused with 400 and param naming the field.
+func TestCheckChat(t *testing.T) {
+	const msgs = `"messages":[{"role":"user","content":"hi"}]`
+	tests := []struct {
+		name, body, param string
+	}{
+		{"model missing", `{` + msgs + `}`, "model"},
+		{"model null", `{"model":null,` + msgs + `}`, "model"},
+		{"model number", `{"model":1,` + msgs + `}`, "model"},
+		{"model empty", `{"model":"",` + msgs + `}`, "model"},
+		{"messages missing", `{"model":"m"}`, "messages"},
+		{"messages empty", `{"model":"m","messages":[]}`, "messages"},
+		{"messages object", `{"model":"m","messages":{}}`, "messages"},
+		{"messages string", `{"model":"m","messages":"hi"}`, "messages"},
+		{"message not object", `{"model":"m","messages":["hi"]}`, "messages[0]"},
+		{"role missing", `{"model":"m","messages":[{"content":"hi"}]}`, "messages[0].role"},
+		{"role unknown", `{"model":"m","messages":[{"role":"robot","content":"hi"}]}`, "messages[0].role"},
+		{"role number", `{"model":"m","messages":[{"role":1,"content":"hi"}]}`, "messages[0].role"},
+		{"content missing", `{"model":"m","messages":[{"role":"user"}]}`, "messages[0].content"},
+		{"content number", `{"model":"m","messages":[{"role":"user","content":5}]}`, "messages[0].content"},
+		{"content object", `{"model":"m","messages":[{"role":"system","content":{"text":"x"}}]}`, "messages[0].content"},
+		{"image in system", `{"model":"m","messages":[{"role":"system","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, "messages[0].content[0].type"},
+		{"text part without text", `{"model":"m","messages":[{"role":"user","content":[{"type":"text"}]}]}`, "messages[0].content[0].text"},
+		{"image without url", `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{}}]}]}`, "messages[0].content[0].image_url.url"},
+		{"second message bad", `{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant"}]}`, "messages[1].content"},
+		{"tool without id", `{"model":"m","messages":[{"role":"tool","content":"r"}]}`, "messages[0].tool_call_id"},
+		{"function without name", `{"model":"m","messages":[{"role":"function","content":"r"}]}`, "messages[0].name"},
+		{"tool call args object", `{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":{}}}]}]}`, "messages[0].tool_calls[0].function.arguments"},
+		{"temperature high", `{"model":"m",` + msgs + `,"temperature":2.5}`, "temperature"},
+		{"temperature negative", `{"model":"m",` + msgs + `,"temperature":-0.1}`, "temperature"},
+		{"temperature string", `{"model":"m",` + msgs + `,"temperature":"hot"}`, "temperature"},
+		{"top_p high", `{"model":"m",` + msgs + `,"top_p":1.5}`, "top_p"},
+		{"presence_penalty", `{"model":"m",` + msgs + `,"presence_penalty":-2.1}`, "presence_penalty"},
+		{"frequency_penalty", `{"model":"m",` + msgs + `,"frequency_penalty":2.01}`, "frequency_penalty"},
+		{"max_tokens zero", `{"model":"m",` + msgs + `,"max_tokens":0}`, "max_tokens"},
+		{"max_tokens negative", `{"model":"m",` + msgs + `,"max_tokens":-5}`, "max_tokens"},
+		{"max_tokens float", `{"model":"m",` + msgs + `,"max_tokens":1.5}`, "max_tokens"},
+		{"max_tokens string", `{"model":"m",` + msgs + `,"max_tokens":"10"}`, "max_tokens"},
+		{"max_completion_tokens", `{"model":"m",` + msgs + `,"max_completion_tokens":0}`, "max_completion_tokens"},
+		{"n zero", `{"model":"m",` + msgs + `,"n":0}`, "n"},
+		{"stop number", `{"model":"m",` + msgs + `,"stop":5}`, "stop"},
+		{"stop five", `{"model":"m",` + msgs + `,"stop":["a","b","c","d","e"]}`, "stop"},
+		{"stop element", `{"model":"m",` + msgs + `,"stop":["a",1]}`, "stop[1]"},
+		{"stream string", `{"model":"m",` + msgs + `,"stream":"yes"}`, "stream"},
+		{"stream_options without stream", `{"model":"m",` + msgs + `,"stream_options":{"include_usage":true}}`, "stream_options"},
+		{"logit_bias range", `{"model":"m",` + msgs + `,"logit_bias":{"50256":-101}}`, "logit_bias"},
+		{"functions not array", `{"model":"m",` + msgs + `,"functions":{}}`, "functions"},
+		{"functions empty", `{"model":"m",` + msgs + `,"functions":[]}`, "functions"},
+		{"function no name", `{"model":"m",` + msgs + `,"functions":[{"parameters":{}}]}`, "functions[0].name"},
+		{"function bad name", `{"model":"m",` + msgs + `,"functions":[{"name":"get weather"}]}`, "functions[0].name"},
+		{"function params array", `{"model":"m",` + msgs + `,"functions":[{"name":"f","parameters":[]}]}`, "functions[0].parameters"},
+		{"function params string", `{"model":"m",` + msgs + `,"functions":[{"name":"f","parameters":"x"}]}`, "functions[0].parameters"},
+		{"function_call bad string", `{"model":"m",` + msgs + `,"functions":[{"name":"f"}],"function_call":"always"}`, "function_call"},
+		{"function_call unknown name", `{"model":"m",` + msgs + `,"functions":[{"name":"f"}],"function_call":{"name":"g"}}`, "function_call"},
+		{"function_call number", `{"model":"m",` + msgs + `,"functions":[{"name":"f"}],"function_call":1}`, "function_call"},
+		{"tools and functions", `{"model":"m",` + msgs + `,"functions":[{"name":"f"}],"tools":[{"type":"function","function":{"name":"g"}}]}`, "functions"},
+		{"tool type", `{"model":"m",` + msgs + `,"tools":[{"type":"magic"}]}`, "tools[0].type"},
+		{"tool_choice unknown", `{"model":"m",` + msgs + `,"tools":[{"type":"function","function":{"name":"g"}}],"tool_choice":{"type":"function","function":{"name":"h"}}}`, "tool_choice"},
+		{"response_format type", `{"model":"m",` + msgs + `,"response_format":{"type":"yaml"}}`, "response_format.type"},
+		{"top_logprobs", `{"model":"m",` + msgs + `,"top_logprobs":21}`, "top_logprobs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, e := checkChat([]byte(tt.body))
+			if e == nil {
+				t.Fatalf("accepted %s", tt.body)
+			}
+			if e.Status != 400 || e.Type != "invalid_request_error" || e.Param != tt.param {
+				t.Errorf("got status %d type %s param %q (%s), want 400 param %q", e.Status, e.Type, e.Param, e.Message, tt.param)
+			}
+			if !strings.Contains(e.Message, tt.param) && tt.param != "model" {
+				t.Errorf("message %q does not name %q", e.Message, tt.param)
+			}
+		})
+	}
+}
+
+func TestCheckChatAccepts(t *testing.T) {
+	for _, body := range []string{
+		`{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
+		`{"model":"m","messages":[{"role":"developer","content":[{"type":"text","text":"be brief"}]},{"role":"user","name":"ann","content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}],"temperature":0,"top_p":1,"n":2,"stop":"\n","max_tokens":5,"seed":42,"user":"u","logit_bias":{"50256":-100},"unknown_field":{"kept":true}}`,
+		`{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],"tool_choice":{"type":"function","function":{"name":"f"}},"parallel_tool_calls":false}`,
+		`{"model":"m","messages":[{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{}"}},{"role":"function","name":"f","content":null}],"functions":[{"name":"f","parameters":{"type":"object","properties":{}}}],"function_call":{"name":"f"}}`,
+		`{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}}}`,
+		`{"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":null,"max_tokens":null,"stop":null,"functions":null}`,
+	} {
+		if _, e := checkChat([]byte(body)); e != nil {
+			t.Errorf("refused %s: %s (param %s)", body, e.Message, e.Param)
+		}
+	}
+}
+
+func TestCheckCompletionAndEmbedding(t *testing.T) {
+	tests := []struct {
+		name     string
+		check    func([]byte) *Error
+		body     string
+		param    string // "" = accepted
+		inputs   int
+		prompts  int
+		isTokens bool
+	}{
+		{"prompt string", compl, `{"model":"m","prompt":"hi"}`, "", 0, 1, false},
+		{"prompt empty string ok", compl, `{"model":"m","prompt":""}`, "", 0, 1, false},
+		{"prompt array", compl, `{"model":"m","prompt":["a","b"]}`, "", 0, 2, false},
+		{"prompt tokens", compl, `{"model":"m","prompt":[1,2,3]}`, "", 0, 0, true},
+		{"prompt token arrays", compl, `{"model":"m","prompt":[[1,2],[3]]}`, "", 0, 0, true},
+		{"prompt missing", compl, `{"model":"m"}`, "prompt", 0, 0, false},
+		{"prompt number", compl, `{"model":"m","prompt":5}`, "prompt", 0, 0, false},
+		{"prompt mixed", compl, `{"model":"m","prompt":["a",1]}`, "prompt[1]", 0, 0, false},
+		{"prompt negative token", compl, `{"model":"m","prompt":[1,-2]}`, "prompt[1]", 0, 0, false},
+		{"completion logprobs", compl, `{"model":"m","prompt":"x","logprobs":6}`, "logprobs", 0, 0, false},
+		{"completion temperature", compl, `{"model":"m","prompt":"x","temperature":3}`, "temperature", 0, 0, false},
+		{"completion max_tokens", compl, `{"model":"m","prompt":"x","max_tokens":0}`, "max_tokens", 0, 0, false},
+		{"input string", embed, `{"model":"m","input":"hi"}`, "", 1, 0, false},
+		{"input array", embed, `{"model":"m","input":["a","b","c"]}`, "", 3, 0, false},
+		{"input token array is one input", embed, `{"model":"m","input":[1,2,3]}`, "", 1, 0, false},
+		{"input token arrays", embed, `{"model":"m","input":[[1],[2]]}`, "", 2, 0, false},
+		{"input empty string", embed, `{"model":"m","input":""}`, "input", 0, 0, false},
+		{"input empty array", embed, `{"model":"m","input":[]}`, "input", 0, 0, false},
+		{"input empty element", embed, `{"model":"m","input":["a",""]}`, "input[1]", 0, 0, false},
+		{"input empty token array", embed, `{"model":"m","input":[[1],[]]}`, "input[1]", 0, 0, false},
+		{"input missing", embed, `{"model":"m"}`, "input", 0, 0, false},
+		{"input object", embed, `{"model":"m","input":{}}`, "input", 0, 0, false},
+		{"too many inputs", embed, `{"model":"m","input":[` + strings.Repeat(`"x",`, 2048) + `"x"]}`, "input", 0, 0, false},
+		{"2048 inputs", embed, `{"model":"m","input":[` + strings.Repeat(`"x",`, 2047) + `"x"]}`, "", 2048, 0, false},
+		{"encoding_format", embed, `{"model":"m","input":"x","encoding_format":"hex"}`, "encoding_format", 0, 0, false},
+		{"dimensions zero", embed, `{"model":"m","input":"x","dimensions":0}`, "dimensions", 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := tt.check([]byte(tt.body))
+			if tt.param == "" {
+				if e != nil {
+					t.Fatalf("refused: %s", e.Message)
+				}
+				return
+			}
+			if e == nil || e.Status != 400 || e.Param != tt.param {
+				t.Fatalf("got %+v, want 400 param %q", e, tt.param)
+			}
+		})
+	}
+	cr, _ := checkCompletion([]byte(`{"model":"m","prompt":["a","b"],"stream":true,"stream_options":{"include_usage":true}}`))
+	if len(cr.Prompts) != 2 || !cr.Stream || !cr.IncludeUsage {
+		t.Errorf("checkCompletion = %+v", cr)
+	}
+	er, _ := checkEmbedding([]byte(`{"model":"m","input":[[1],[2]],"encoding_format":"base64","dimensions":8}`))
+	if er.Inputs != 2 || !er.Base64 || er.Dimensions != 8 {
+		t.Errorf("checkEmbedding = %+v", er)
+	}
+}
+
+func compl(b []byte) *Error { _, e := checkCompletion(b); return e }
+func embed(b []byte) *Error { _, e := checkEmbedding(b); return e }
+
+// FuzzDecode feeds arbitrary bodies to every request decoder: none may
+// panic, and whatever is refused is a 400 naming a field or the body.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"functions":[{"name":"f"}],"function_call":{"name":"f"}}`,
+		`{"model":"m","prompt":[[1,2],[3]]}`, `{"model":"m","input":["a"],"encoding_format":"base64"}`,
+		`{"model":"m","messages":[{"role":"tool"}],"tools":[{"type":"function","function":{"name":"x"}}],"tool_choice":{"type":"function"}}`,
+		`{}`, `[]`, `{"model":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if checkJSONObject(body) != nil {
+			return
+		}
+		for _, check := range []func([]byte) *Error{func(b []byte) *Error { _, e := checkChat(b); return e }, compl, embed} {
+			if e := check(body); e != nil && (e.Status != 400 || e.Message == "") {
+				t.Errorf("bad error %+v", e)
+			}
+		}
+	})
+}
