@@ -145,4 +145,3 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(`{"status":"ready"}` + "\n"))
 }
-
