@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/server"
@@ -20,6 +21,7 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provide
 	}
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
+	rc := http.NewResponseController(w)
 	for {
 		chunk, err := st.Next()
 		if errors.Is(err, io.EOF) {
@@ -42,11 +44,17 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provide
 			}
 			return
 		}
+		// A client that stops reading must not hold the stream (and the
+		// upstream call) forever.
+		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 		if err := sw.Data(chunk); err != nil {
 			return // the client went away; closing the stream cancels upstream
 		}
 	}
 }
+
+// streamWriteTimeout bounds one chunk's write to a slow client.
+const streamWriteTimeout = time.Minute
 
 // resetStreamHeaders undoes the SSE headers before a JSON error.
 func resetStreamHeaders(w http.ResponseWriter) {

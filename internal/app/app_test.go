@@ -26,7 +26,21 @@ type gateway struct {
 
 func start(t *testing.T, dbURL string) *gateway {
 	t.Helper()
-	cfg := config.Default()
+	return startWith(t, dbURL, nil, nil)
+}
+
+// startWith starts a gateway whose configuration is loaded from env (as
+// the environment would give it) and then adjusted by mut (may be nil).
+func startWith(t *testing.T, dbURL string, env map[string]string, mut func(*config.Config)) *gateway {
+	t.Helper()
+	c, err := config.Load("", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := *c
+	if mut != nil {
+		mut(&cfg)
+	}
 	cfg.Server.Listen = "127.0.0.1:0"
 	cfg.Server.ShutdownGrace = 2 * time.Second
 	cfg.Database.URL = dbURL

@@ -1,0 +1,371 @@
+// Command bench measures what Switchyard adds to a request: it starts a
+// fake OpenAI upstream with a configurable latency and token rate, then, in
+// one run and at several concurrencies, drives the same chat requests (a)
+// straight at the upstream, (b) through a bare httputil.ReverseProxy and
+// (c) through Switchyard (auth and the full request path), non-streaming
+// and streaming, and prints requests per second, latency percentiles, the
+// latency each proxy adds over direct, and the proxies' peak RSS.
+//
+//	go run ./bench [-duration 5s] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+)
+
+func main() {
+	if len(os.Args) > 2 && os.Args[1] == "proxy" {
+		runProxy(os.Args[2])
+		return
+	}
+	duration := flag.Duration("duration", 5*time.Second, "load duration per measurement")
+	concList := flag.String("concurrency", "1,16,64", "comma-separated concurrencies")
+	latency := flag.Duration("latency", 0, "upstream delay before the response headers")
+	tokenDelay := flag.Duration("token-delay", 0, "upstream delay between streamed chunks")
+	words := flag.Int("words", 12, "words per answer")
+	flag.Parse()
+	if err := run(*duration, *concList, *latency, *tokenDelay, *words); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// target is one way to reach the upstream.
+type target struct {
+	name  string
+	base  string // base URL including /v1
+	key   string
+	model string
+	pid   int // process to read peak RSS from, 0 for none
+}
+
+func run(duration time.Duration, concList string, latency, tokenDelay time.Duration, words int) error {
+	var concs []int
+	for _, s := range strings.Split(concList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad -concurrency %q", concList)
+		}
+		concs = append(concs, n)
+	}
+	up := fakeupstream.Start(fakeupstream.Options{Latency: latency, TokenDelay: tokenDelay, Words: words})
+	defer up.Close()
+
+	dir, err := os.MkdirTemp("", "switchyard-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	proxy, proxyURL, err := startProxy(self, up.URL)
+	if err != nil {
+		return err
+	}
+	defer stop(proxy)
+
+	gw, gwURL, key, err := startSwitchyard(dir, up.URL)
+	if err != nil {
+		return err
+	}
+	defer stop(gw)
+
+	targets := []target{
+		{"direct", up.URL, "test-upstream-key", "gpt-4o-mini", 0},
+		{"httputil.ReverseProxy", proxyURL + "/v1", "test-upstream-key", "gpt-4o-mini", proxy.Process.Pid},
+		{"switchyard", gwURL + "/v1", key, "gpt-4o-mini", gw.Process.Pid},
+	}
+	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d\n\n",
+		duration, concList, latency, tokenDelay, words)
+	fmt.Printf("upstream: fake OpenAI (latency %s, %s between chunks, %d words); GOMAXPROCS and cores: %d\n\n",
+		latency, tokenDelay, words, runtimeCPUs())
+	for _, stream := range []bool{false, true} {
+		kind := "non-streaming"
+		if stream {
+			kind = "streaming (latency = time to last byte; TTFB p50 shown)"
+		}
+		fmt.Printf("## chat, %s\n\n", kind)
+		fmt.Println("| target | conc | req/s | p50 | p99 | TTFB p50 | added p50 | added p99 | % of proxy req/s |")
+		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, c := range concs {
+			var direct, bare result
+			for _, t := range targets {
+				res, err := load(t, c, duration, stream)
+				if err != nil {
+					return fmt.Errorf("%s: %w", t.name, err)
+				}
+				switch t.name {
+				case "direct":
+					direct = res
+				case "httputil.ReverseProxy":
+					bare = res
+				}
+				added50, added99, share := "-", "-", "-"
+				if t.name != "direct" {
+					added50 = fmtDur(res.p50 - direct.p50)
+					added99 = fmtDur(res.p99 - direct.p99)
+				}
+				if t.name == "switchyard" && bare.rps > 0 {
+					share = fmt.Sprintf("%.0f%%", 100*res.rps/bare.rps)
+				}
+				fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s |\n", t.name, c, res.rps,
+					fmtDur(res.p50), fmtDur(res.p99), fmtDur(res.ttfb50), added50, added99, share)
+			}
+		}
+		fmt.Println()
+	}
+	fmt.Println("## peak RSS (VmHWM)")
+	fmt.Println()
+	for _, t := range targets[1:] {
+		fmt.Printf("- %s: %s\n", t.name, peakRSS(t.pid))
+	}
+	return nil
+}
+
+func runtimeCPUs() int {
+	n := 0
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "processor") {
+			n++
+		}
+	}
+	return n
+}
+
+// runProxy is the bare reverse proxy, run as its own process so that it
+// competes for the machine the way Switchyard does.
+func runProxy(upstream string) {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		panic(err)
+	}
+	u.Path = ""
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.FlushInterval = -1 // flush every write, as a streaming gateway must
+	rp.Transport = &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 256, IdleConnTimeout: 90 * time.Second}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("http://" + ln.Addr().String())
+	go func() { io.Copy(io.Discard, os.Stdin); os.Exit(0) }()
+	http.Serve(ln, rp)
+}
+
+func startProxy(self, upstream string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(self, "proxy", upstream)
+	cmd.Stderr = os.Stderr
+	stdin, _ := cmd.StdinPipe()
+	_ = stdin // closed by stop: the proxy exits when stdin closes
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		return nil, "", fmt.Errorf("proxy did not start: %w", err)
+	}
+	return cmd, strings.TrimSpace(line), nil
+}
+
+// startSwitchyard builds and starts the gateway on a fresh SQLite database
+// with OpenAI pointed at the fake upstream, and creates a key.
+func startSwitchyard(dir, upstream string) (*exec.Cmd, string, string, error) {
+	bin := filepath.Join(dir, "switchyard")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/switchyard")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, "", "", fmt.Errorf("build switchyard: %w", err)
+	}
+	env := append(os.Environ(), "SWITCHYARD_DATABASE_URL="+filepath.Join(dir, "gw.db"),
+		"SWITCHYARD_LISTEN=127.0.0.1:0", "OPENAI_BASE_URL="+upstream, "OPENAI_API_KEY=test-upstream-key")
+	for _, args := range [][]string{{"accounts", "create", "--email", "bench@example.com"}} {
+		c := exec.Command(bin, args...)
+		c.Env, c.Stderr = env, os.Stderr
+		if err := c.Run(); err != nil {
+			return nil, "", "", err
+		}
+	}
+	c := exec.Command(bin, "keys", "create", "--account", "bench@example.com", "--name", "bench", "--json")
+	c.Env, c.Stderr = env, os.Stderr
+	out, err := c.Output()
+	if err != nil {
+		return nil, "", "", err
+	}
+	var created struct{ Key string }
+	if err := json.Unmarshal(out, &created); err != nil {
+		return nil, "", "", err
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(env, "SWITCHYARD_CONFIG=")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		return nil, "", "", err
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		var line struct{ Msg, Addr string }
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "switchyard listening" {
+			go io.Copy(io.Discard, stderr) // access logs
+			return cmd, "http://" + line.Addr, created.Key, nil
+		}
+	}
+	return nil, "", "", fmt.Errorf("switchyard did not start")
+}
+
+func stop(cmd *exec.Cmd) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+	}
+}
+
+// peakRSS reads a process's high-water resident set size.
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:"))
+		}
+	}
+	return "unknown"
+}
+
+type result struct {
+	rps              float64
+	p50, p99, ttfb50 time.Duration
+}
+
+// load runs conc clients against t for d and summarises their latencies.
+func load(t target, conc int, d time.Duration, stream bool) (result, error) {
+	body := `{"model":"` + t.model + `","messages":[{"role":"user","content":"Say hello to the benchmark"}]}`
+	if stream {
+		body = `{"model":"` + t.model + `","stream":true,"messages":[{"role":"user","content":"Say hello to the benchmark"}]}`
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: conc * 2, MaxIdleConnsPerHost: conc * 2}}
+	defer client.CloseIdleConnections()
+	// Warm up connections and caches.
+	for range conc {
+		if _, _, err := once(client, t, body); err != nil {
+			return result{}, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var mu sync.Mutex
+	var lats, ttfbs []time.Duration
+	var firstErr error
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		wg.Go(func() {
+			var mine, myTTFB []time.Duration
+			for ctx.Err() == nil {
+				lat, ttfb, err := once(client, t, body)
+				if err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					return
+				}
+				mine, myTTFB = append(mine, lat), append(myTTFB, ttfb)
+			}
+			mu.Lock()
+			lats, ttfbs = append(lats, mine...), append(ttfbs, myTTFB...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		return result{}, firstErr
+	}
+	slices.Sort(lats)
+	slices.Sort(ttfbs)
+	return result{rps: float64(len(lats)) / elapsed.Seconds(), p50: pct(lats, 50), p99: pct(lats, 99), ttfb50: pct(ttfbs, 50)}, nil
+}
+
+// once sends one request and reads the whole answer.
+func once(client *http.Client, t target, body string) (lat, ttfb time.Duration, err error) {
+	req, _ := http.NewRequest("POST", t.base+"/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+t.key)
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if _, err := br.Peek(1); err != nil && err != io.EOF {
+		return 0, 0, err
+	}
+	ttfb = time.Since(start)
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		return 0, 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(rest))
+	}
+	return time.Since(start), ttfb, nil
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p + 99) / 100
+	return sorted[min(max(i-1, 0), len(sorted)-1)]
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + fmtDur(-d)
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	default:
+		return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000)
+	}
+}
