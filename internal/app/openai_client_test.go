@@ -236,4 +236,3 @@ func TestOfficialGoClient(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
