@@ -31,7 +31,7 @@ func start(t *testing.T, dbURL string) *gateway {
 
 // startWith starts a gateway whose configuration is loaded from env (as
 // the environment would give it) and then adjusted by mut (may be nil).
-func startWith(t *testing.T, dbURL string, env map[string]string, mut func(*config.Config)) *gateway {
+func startWith(t testing.TB, dbURL string, env map[string]string, mut func(*config.Config)) *gateway {
 	t.Helper()
 	c, err := config.Load("", func(k string) string { return env[k] })
 	if err != nil {
@@ -68,7 +68,7 @@ func startWith(t *testing.T, dbURL string, env map[string]string, mut func(*conf
 
 // newKey creates an account (once per email) and a key, returning the key
 // and its ID.
-func (g *gateway) newKey(t *testing.T, email string) (string, string) {
+func (g *gateway) newKey(t testing.TB, email string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
 	acct, err := g.Store.AccountByEmail(ctx, email)

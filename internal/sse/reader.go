@@ -192,3 +192,15 @@ func (r *Reader) intern(b []byte) string {
 	}
 	return r.last
 }
+
+// ErrClosed is returned by Next after Close.
+var ErrClosed = errors.New("sse: reader closed")
+
+// Close returns the reader's buffer to the pool when the caller stops
+// early (at an OpenAI "[DONE]", say); later calls to Next return
+// ErrClosed. It does not close the underlying reader.
+func (r *Reader) Close() {
+	if r.err == nil {
+		r.fail(ErrClosed)
+	}
+}

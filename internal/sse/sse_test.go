@@ -354,3 +354,15 @@ func checkVariants(t *testing.T, in []byte, want []ev) {
 		}
 	}
 }
+
+func TestReaderClose(t *testing.T) {
+	r := NewReader(strings.NewReader("data: a\n\ndata: b\n\n"), 0)
+	if ev, err := r.Next(); err != nil || string(ev.Data) != "a" {
+		t.Fatalf("Next = %q, %v", ev.Data, err)
+	}
+	r.Close()
+	r.Close() // twice is fine
+	if _, err := r.Next(); err != ErrClosed {
+		t.Errorf("Next after Close = %v, want ErrClosed", err)
+	}
+}

@@ -1,10 +1,12 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -156,22 +158,39 @@ func (s *stream) Next() ([]byte, error) {
 // edit applies the client's view to one upstream chunk and reports whether
 // the client gets it.
 func (s *stream) edit(data []byte) ([]byte, bool) {
-	if u := gjson.GetBytes(data, "usage"); u.IsObject() {
-		s.usage, s.gotUsage = usageOf(u), true
-	} else if u := gjson.GetBytes(data, "x_groq.usage"); u.IsObject() {
+	// One pass over the top-level keys finds what the gateway looks at.
+	var usage, groq, choices, id, object, model, created gjson.Result
+	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "usage":
+			usage = v
+		case "x_groq":
+			groq = v
+		case "choices":
+			choices = v
+		case "id":
+			id = v
+		case "object":
+			object = v
+		case "model":
+			model = v
+		case "created":
+			created = v
+		}
+		return true
+	})
+	if usage.IsObject() {
+		s.usage, s.gotUsage = usageOf(usage), true
+	} else if u := groq.Get("usage"); u.IsObject() {
 		s.usage, s.gotUsage = usageOf(u), true
 	}
-	choices := gjson.GetBytes(data, "choices")
-	isUsageChunk := choices.IsArray() && len(choices.Array()) == 0
+	isUsageChunk := choices.IsArray() && strings.TrimSpace(choices.Raw[1:len(choices.Raw)-1]) == "" // choices: []
 	if isUsageChunk && !s.r.IncludeUsage {
 		return nil, false
 	}
-	if isUsageChunk {
-		s.sentUsage = true
-	}
+	s.sentUsage = s.sentUsage || isUsageChunk
 	if !s.gotUsage {
-		s.head = chunkHead{id: gjson.GetBytes(data, "id").Str, object: gjson.GetBytes(data, "object").Str,
-			model: gjson.GetBytes(data, "model").Str, created: gjson.GetBytes(data, "created").Int()}
+		s.head = chunkHead{id: id.Str, object: object.Str, model: model.Str, created: created.Int()}
 		if s.r.Model != s.r.UpstreamModel {
 			s.head.model = s.r.Model
 		}
@@ -184,16 +203,38 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 		})
 	}
 	out := data
-	if gjson.GetBytes(out, "x_groq").Exists() {
+	if groq.Exists() {
 		out, _ = sjson.DeleteBytes(out, "x_groq")
 	}
-	if !s.r.IncludeUsage && gjson.GetBytes(out, "usage").Exists() {
-		out, _ = sjson.DeleteBytes(out, "usage")
+	if !s.r.IncludeUsage && usage.Exists() {
+		out = dropUsage(out)
 	}
 	if s.translated {
 		out = toolCallDeltasToFunctionCall(out)
 	}
-	return clientModel(s.r, out), true
+	if s.r.Model != s.r.UpstreamModel && model.Str != s.r.Model {
+		out = clientModel(s.r, out)
+	}
+	return out, true
+}
+
+// nullUsageTail is how OpenAI ends every chunk of a stream that asked for
+// usage; the client that did not ask must not see the key.
+const nullUsageTail = `,"usage":null}`
+
+// dropUsage removes the "usage" key, in place when it is the usual
+// trailing null (no allocation on the hot path).
+func dropUsage(b []byte) []byte {
+	if bytes.HasSuffix(b, []byte(nullUsageTail)) {
+		n := len(b) - len(nullUsageTail)
+		b[n] = '}'
+		return b[:n+1]
+	}
+	out, err := sjson.DeleteBytes(b, "usage")
+	if err != nil {
+		return b
+	}
+	return out
 }
 
 // finish ends the stream. When the upstream never reported usage, the
@@ -212,9 +253,17 @@ func (s *stream) finish() ([]byte, error) {
 
 func (s *stream) Usage() provider.Usage { return s.usage }
 
+// Close releases the upstream connection. After a complete stream the
+// rest of the body (the chunked terminator after [DONE]) is read so the
+// connection goes back to the pool instead of being torn down.
 func (s *stream) Close() error {
+	s.rd.Close()
+	if s.done {
+		io.CopyN(io.Discard, s.resp.Body, 64<<10)
+	}
+	err := s.resp.Body.Close()
 	s.cancel()
-	return s.resp.Body.Close()
+	return err
 }
 
 // streamError turns an error event from the upstream into an Error.
