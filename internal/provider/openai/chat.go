@@ -189,11 +189,13 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 		return nil, false
 	}
 	s.sentUsage = s.sentUsage || isUsageChunk
-	if !s.gotUsage {
+	if !isUsageChunk {
 		s.head = chunkHead{id: id.Str, object: object.Str, model: model.Str, created: created.Int()}
 		if s.r.Model != s.r.UpstreamModel {
 			s.head.model = s.r.Model
 		}
+	}
+	if !s.gotUsage {
 		choices.ForEach(func(_, ch gjson.Result) bool {
 			s.text.add(ch.Get("delta.content").Str)
 			s.text.add(ch.Get("delta.tool_calls.0.function.arguments").Str)
@@ -238,15 +240,17 @@ func dropUsage(b []byte) []byte {
 }
 
 // finish ends the stream. When the upstream never reported usage, the
-// gateway counts it, and sends the usage chunk the client asked for.
+// gateway counts it; when the client asked for usage and the upstream sent
+// no usage chunk (none at all, or Groq's x_groq.usage), the gateway sends
+// one.
 func (s *stream) finish() ([]byte, error) {
 	if !s.gotUsage {
 		s.usage = estimate(s.r, &s.text)
 		s.gotUsage = true
-		if s.r.IncludeUsage && !s.sentUsage && s.head.id != "" {
-			s.sentUsage = true
-			return usageChunk(s.head, s.usage), nil
-		}
+	}
+	if s.r.IncludeUsage && !s.sentUsage && s.head.id != "" {
+		s.sentUsage = true
+		return usageChunk(s.head, s.usage), nil
 	}
 	return nil, io.EOF
 }
