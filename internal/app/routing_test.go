@@ -183,7 +183,9 @@ func TestEmbeddingEncodingConversion(t *testing.T) {
 	_, _, rawB := do(t, "POST", g.URL+"/v1/embeddings", authJSON(key), `{"model":"text-embedding-3-small","input":"x","encoding_format":"base64","dimensions":4}`)
 	_, _, rawF := do(t, "POST", g.URL+"/v1/embeddings", authJSON(key), `{"model":"text-embedding-3-small","input":"x","dimensions":4}`)
 	var b64 struct{ Data []struct{ Embedding string } }
-	var fl struct{ Data []struct{ Embedding []float32 } }
+	var fl struct {
+		Data []struct{ Embedding []float32 }
+	}
 	if err := json.Unmarshal([]byte(rawB), &b64); err != nil || len(b64.Data) != 1 {
 		t.Fatalf("base64 answer %s: %v", rawB, err)
 	}
