@@ -325,3 +325,69 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("version printed %q", out)
 	}
 }
+
+func TestModelsCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := run(t, dir, "", "", "models")
+	for _, want := range []string{"gpt-4o-mini", "claude-opus-5", "gemini-2.5-flash", "llama-3.3-70b-instruct", "text-embedding-3-large", "retired", "unreachable"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("models output lacks %q", want)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := command(ctx, dir, "", "models", "--json")
+	cmd.Env = append(cmd.Env, "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=http://127.0.0.1:9/v1")
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct{ ID, Status, Provider string }
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		t.Fatal(err)
+	}
+	chat := 0
+	for _, r := range rows {
+		switch r.ID {
+		case "gpt-4o-mini":
+			if r.Provider != "openai" || !strings.HasPrefix(r.Status, "available") {
+				t.Errorf("gpt-4o-mini with OpenAI configured: %+v", r)
+			}
+		case "gpt-3.5-turbo":
+			if r.Status != "retired" {
+				t.Errorf("gpt-3.5-turbo: %+v", r)
+			}
+		}
+		if !strings.HasPrefix(r.ID, "text-embedding") && !strings.HasPrefix(r.ID, "gemini-embedding") {
+			chat++
+		}
+	}
+	if chat < 50 {
+		t.Errorf("%d chat/completion models in the catalogue, want at least 50", chat)
+	}
+}
+
+func TestAllowListCommands(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "gw.db")
+	run(t, dir, db, "", "accounts", "create", "--email", "o@example.com")
+	out := run(t, dir, db, "", "keys", "create", "--account", "o@example.com", "--name", "n", "--models", "mock-chat, llama-*", "--json")
+	if !strings.Contains(out, `"mock-chat"`) || !strings.Contains(out, `"llama-*"`) {
+		t.Errorf("keys create --models: %s", out)
+	}
+	if out := run(t, dir, db, "", "accounts", "update", "--email", "o@example.com", "--models", "mock-chat"); !strings.Contains(out, "mock-chat") {
+		t.Errorf("accounts update: %s", out)
+	}
+	if out := run(t, dir, db, "", "accounts", "list", "--json"); !strings.Contains(out, `"mock-chat"`) {
+		t.Errorf("accounts list: %s", out)
+	}
+	if out := run(t, dir, db, "", "accounts", "update", "--email", "o@example.com", "--models", "all"); !strings.Contains(out, "may use: all") {
+		t.Errorf("accounts update all: %s", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bad := command(ctx, dir, db, "keys", "create", "--account", "o@example.com", "--name", "n", "--models", "gpt-*-x")
+	if out, err := bad.CombinedOutput(); err == nil {
+		t.Errorf("a * in the middle was accepted: %s", out)
+	}
+}
