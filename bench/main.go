@@ -170,22 +170,23 @@ func runProxy(upstream string) {
 		panic(err)
 	}
 	u.Path = ""
-	rp := httputil.NewSingleHostReverseProxy(u)
 	// ReverseProxy flushes text/event-stream answers at once by itself.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 1024, 256
-	rp.Transport = tr
-	// Read the request body before proxying: with go1.26 a streamed
-	// answer through ReverseProxy otherwise breaks now and then ("use of
-	// closed network connection") when the client's body is forwarded
-	// as it arrives; buffering it is what a gateway does anyway.
-	director := rp.Director
-	rp.Director = func(r *http.Request) {
-		director(r)
-		if r.Body != nil {
-			b, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(b))
-		}
+	rp := &httputil.ReverseProxy{
+		Transport: tr,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			// Read the request body before proxying: with go1.26 a
+			// streamed answer through ReverseProxy otherwise breaks now
+			// and then ("use of closed network connection") when the
+			// client's body is forwarded as it arrives; buffering it is
+			// what a gateway does anyway.
+			if pr.Out.Body != nil {
+				b, _ := io.ReadAll(pr.Out.Body)
+				pr.Out.Body = io.NopCloser(bytes.NewReader(b))
+			}
+		},
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -123,11 +123,13 @@ func TestOfficialGoClient(t *testing.T) {
 		r, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 			Model:     "llama-3.3-70b-instruct",
 			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather in Paris?")},
+			//lint:ignore SA1019 legacy functions are part of the gateway's contract
 			Functions: []openai.ChatCompletionNewParamsFunction{{Name: "get_weather", Parameters: weatherParams}},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		//lint:ignore SA1019 legacy functions are part of the gateway's contract
 		fc := r.Choices[0].Message.FunctionCall
 		if r.Choices[0].FinishReason != "function_call" || fc.Name != "get_weather" || len(r.Choices[0].Message.ToolCalls) != 0 {
 			t.Errorf("choice %+v", r.Choices[0])

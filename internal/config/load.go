@@ -73,7 +73,7 @@ func decodeYAML(data []byte, dst *Config) error {
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode && !(top.Kind == yaml.ScalarNode && top.Tag == "!!null") {
-		return fmt.Errorf("line %d: the top level must be a mapping of keys such as server:, database:", top.Line)
+		return fmt.Errorf("line %d: the top level must be a mapping of keys (server, database, ...)", top.Line)
 	}
 	return decodeNode(top, reflect.ValueOf(dst).Elem(), "")
 }

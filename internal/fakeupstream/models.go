@@ -101,9 +101,6 @@ var modelIndex = func() map[string]model {
 	return m
 }()
 
-// catalogueCreated is the "created" time reported for every model.
-const catalogueCreated = 1721172741
-
 // lookupModel finds id in the catalogue; any id starting with "fake-" is a
 // model of every kind with no limits.
 func lookupModel(id string) (model, bool) {
