@@ -100,7 +100,7 @@ func (g *Gateway) chatRequests(t route.Target, c *Call, prompts []string) ([]*pr
 			return nil, err
 		}
 		out[i] = &provider.Request{Endpoint: provider.EndpointChat, Model: c.Model, UpstreamModel: t.UpstreamID,
-			Body: b, Stream: c.Stream, RequestID: c.RequestID}
+			Body: b, Stream: c.Stream, RequestID: c.RequestID, MaxOutputTokens: t.Model.MaxOutputTokens}
 	}
 	return out, nil
 }

@@ -81,6 +81,7 @@ func (c *Call) request(t route.Target) *provider.Request {
 	return &provider.Request{
 		Endpoint: c.Endpoint, Model: c.Model, UpstreamModel: t.UpstreamID, Body: c.Body,
 		Stream: c.Stream, IncludeUsage: c.IncludeUsage, RequestID: c.RequestID,
+		MaxOutputTokens: t.Model.MaxOutputTokens,
 	}
 }
 

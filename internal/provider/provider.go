@@ -48,6 +48,9 @@ type Request struct {
 	IncludeUsage bool
 	// RequestID is the gateway's request ID, forwarded upstream.
 	RequestID string
+	// MaxOutputTokens is the catalogue's output limit for the model (0
+	// when unknown), for upstreams that need max_tokens.
+	MaxOutputTokens int
 }
 
 // Usage is token usage as reported by the upstream (or counted).
