@@ -50,57 +50,62 @@ func (h *Handler) noticeHeaders(w http.ResponseWriter, m *catalog.Model) {
 	}
 }
 
-func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
+// withCall is the shared first half of the POST model endpoints: read the
+// body, validate it with check, route it; next runs only for a request
+// that can go on, while the pooled body is still valid.
+func (h *Handler) withCall(w http.ResponseWriter, r *http.Request,
+	check func(body []byte) (*gateway.Call, *Error), next func(c *gateway.Call, t route.Target)) {
 	body, release, e := readBody(w, r)
 	if e != nil {
 		WriteError(w, e)
 		return
 	}
 	defer release()
-	req, e := checkChat(body)
+	c, e := check(body)
 	if e != nil {
-		server.RecordFrom(r.Context()).Model = req.Model
+		if c != nil {
+			server.RecordFrom(r.Context()).Model = c.Model
+		}
 		WriteError(w, e)
 		return
 	}
-	c := &gateway.Call{Endpoint: provider.EndpointChat, Model: req.Model, Body: body, Stream: req.Stream, IncludeUsage: req.IncludeUsage}
-	t, ok := h.begin(w, r, c)
-	if !ok {
-		return
+	if t, ok := h.begin(w, r, c); ok {
+		next(c, t)
 	}
-	if c.Stream {
-		st, err := h.opt.Gateway.ChatStream(r.Context(), t, c)
-		h.writeStream(w, r, st, err)
-		return
-	}
-	resp, err := h.opt.Gateway.Chat(r.Context(), t, c)
-	h.writeResponse(w, r, resp, err)
+}
+
+func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
+	h.withCall(w, r, func(body []byte) (*gateway.Call, *Error) {
+		req, e := checkChat(body)
+		return &gateway.Call{Endpoint: provider.EndpointChat, Model: req.Model, Body: body,
+			Stream: req.Stream, IncludeUsage: req.IncludeUsage}, e
+	}, func(c *gateway.Call, t route.Target) {
+		if c.Stream {
+			st, err := h.opt.Gateway.ChatStream(r.Context(), t, c)
+			h.writeStream(w, r, st, err)
+			return
+		}
+		resp, err := h.opt.Gateway.Chat(r.Context(), t, c)
+		h.writeResponse(w, r, resp, err)
+	})
 }
 
 func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
-	body, release, e := readBody(w, r)
-	if e != nil {
-		WriteError(w, e)
-		return
-	}
-	defer release()
-	req, e := checkCompletion(body)
-	if e != nil {
-		WriteError(w, e)
-		return
-	}
-	c := &gateway.Call{Endpoint: provider.EndpointCompletion, Model: req.Model, Body: body, Stream: req.Stream, IncludeUsage: req.IncludeUsage}
-	t, ok := h.begin(w, r, c)
-	if !ok {
-		return
-	}
-	if c.Stream {
-		st, err := h.opt.Gateway.CompleteStream(r.Context(), t, c, req.Prompts)
-		h.writeStream(w, r, st, err)
-		return
-	}
-	resp, err := h.opt.Gateway.Complete(r.Context(), t, c, req.Prompts)
-	h.writeResponse(w, r, resp, err)
+	var prompts []string
+	h.withCall(w, r, func(body []byte) (*gateway.Call, *Error) {
+		req, e := checkCompletion(body)
+		prompts = req.Prompts
+		return &gateway.Call{Endpoint: provider.EndpointCompletion, Model: req.Model, Body: body,
+			Stream: req.Stream, IncludeUsage: req.IncludeUsage}, e
+	}, func(c *gateway.Call, t route.Target) {
+		if c.Stream {
+			st, err := h.opt.Gateway.CompleteStream(r.Context(), t, c, prompts)
+			h.writeStream(w, r, st, err)
+			return
+		}
+		resp, err := h.opt.Gateway.Complete(r.Context(), t, c, prompts)
+		h.writeResponse(w, r, resp, err)
+	})
 }
 
 // writeResponse writes a complete answer, or the error.

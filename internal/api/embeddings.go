@@ -14,39 +14,31 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
 )
 
 func (h *Handler) embeddings(w http.ResponseWriter, r *http.Request) {
-	body, release, e := readBody(w, r)
-	if e != nil {
-		WriteError(w, e)
-		return
-	}
-	defer release()
-	req, e := checkEmbedding(body)
-	if e != nil {
-		WriteError(w, e)
-		return
-	}
-	c := &gateway.Call{Endpoint: provider.EndpointEmbedding, Model: req.Model, Body: body}
-	t, ok := h.begin(w, r, c)
-	if !ok {
-		return
-	}
-	if req.Dimensions > 0 && !variableDimensions(t.Model.ID) {
-		WriteError(w, badRequest("dimensions", "unsupported_parameter",
-			"The model `"+req.Model+"` does not support the dimensions parameter."))
-		return
-	}
-	if max := t.Model.EmbeddingDims; req.Dimensions > 0 && max > 0 && req.Dimensions > max {
-		WriteError(w, invalidValue("dimensions", "expected at most "+strconv.Itoa(max)+" for "+req.Model+"."))
-		return
-	}
-	resp, err := h.opt.Gateway.Embed(r.Context(), t, c)
-	if err == nil {
-		resp.Body, err = encodeEmbeddings(resp.Body, req.Base64)
-	}
-	h.writeResponse(w, r, resp, err)
+	var req embeddingRequest
+	h.withCall(w, r, func(body []byte) (*gateway.Call, *Error) {
+		var e *Error
+		req, e = checkEmbedding(body)
+		return &gateway.Call{Endpoint: provider.EndpointEmbedding, Model: req.Model, Body: body}, e
+	}, func(c *gateway.Call, t route.Target) {
+		if req.Dimensions > 0 && !variableDimensions(t.Model.ID) {
+			WriteError(w, badRequest("dimensions", "unsupported_parameter",
+				"The model `"+req.Model+"` does not support the dimensions parameter."))
+			return
+		}
+		if max := t.Model.EmbeddingDims; req.Dimensions > 0 && max > 0 && req.Dimensions > max {
+			WriteError(w, invalidValue("dimensions", "expected at most "+strconv.Itoa(max)+" for "+req.Model+"."))
+			return
+		}
+		resp, err := h.opt.Gateway.Embed(r.Context(), t, c)
+		if err == nil {
+			resp.Body, err = encodeEmbeddings(resp.Body, req.Base64)
+		}
+		h.writeResponse(w, r, resp, err)
+	})
 }
 
 // variableDimensions reports models that accept the dimensions parameter:
