@@ -121,8 +121,8 @@ func TestOfficialGoClient(t *testing.T) {
 
 	t.Run("legacy functions on a tools-only host", func(t *testing.T) {
 		r, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
-			Model:     "llama-3.3-70b-instruct",
-			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather in Paris?")},
+			Model:    "llama-3.3-70b-instruct",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather in Paris?")},
 			//lint:ignore SA1019 legacy functions are part of the gateway's contract
 			Functions: []openai.ChatCompletionNewParamsFunction{{Name: "get_weather", Parameters: weatherParams}},
 		})
