@@ -82,7 +82,7 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	s.db.SetMaxOpenConns(maxConns)
 	s.db.SetMaxIdleConns(maxConns)
 	s.db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := s.db.PingContext(ctx); err != nil {
+	if err := s.ping(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
@@ -95,6 +95,31 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 		s.channel = "switchyard_changes_" + schema
 	}
 	return s, nil
+}
+
+// ping checks the connection. A new SQLite connection switches the file
+// to WAL, which another process starting at the same moment can make
+// fail with SQLITE_BUSY before the busy timeout applies: retry that for a
+// few seconds.
+func (s *Store) ping(ctx context.Context) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 500*time.Millisecond) {
+		err := s.db.PingContext(ctx)
+		if err == nil || s.postgres || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+	}
+}
+
+// isBusy reports SQLite's SQLITE_BUSY and SQLITE_LOCKED.
+func isBusy(err error) bool {
+	var e interface{ Code() int }
+	return errors.As(err, &e) && (e.Code()&0xff == 5 || e.Code()&0xff == 6)
 }
 
 // sqliteDSN turns a path into a modernc.org/sqlite DSN with the pragmas the
