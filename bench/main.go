@@ -95,9 +95,9 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 	defer stop(gw)
 
 	targets := []target{
-		{"direct", up.URL, "test-upstream-key", "gpt-4o-mini", 0},
-		{"httputil.ReverseProxy", proxyURL + "/v1", "test-upstream-key", "gpt-4o-mini", proxy.Process.Pid},
-		{"switchyard", gwURL + "/v1", key, "gpt-4o-mini", gw.Process.Pid},
+		{"direct", up.URL, "test-upstream-key", "gpt-5.4-mini", 0},
+		{"httputil.ReverseProxy", proxyURL + "/v1", "test-upstream-key", "gpt-5.4-mini", proxy.Process.Pid},
+		{"switchyard", gwURL + "/v1", key, "gpt-5.4-mini", gw.Process.Pid},
 	}
 	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d\n\n",
 		duration, concList, latency, tokenDelay, words)

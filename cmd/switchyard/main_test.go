@@ -329,7 +329,7 @@ func TestUsageErrors(t *testing.T) {
 func TestModelsCommand(t *testing.T) {
 	dir := t.TempDir()
 	out := run(t, dir, "", "", "models")
-	for _, want := range []string{"gpt-4o-mini", "claude-opus-5", "gemini-2.5-flash", "llama-3.3-70b-instruct", "text-embedding-3-large", "retired", "unreachable"} {
+	for _, want := range []string{"gpt-5.5", "claude-opus-5", "gemini-2.5-flash", "llama-3.3-70b-instruct", "text-embedding-3-large", "retired", "unreachable"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("models output lacks %q", want)
 		}
@@ -349,9 +349,13 @@ func TestModelsCommand(t *testing.T) {
 	chat := 0
 	for _, r := range rows {
 		switch r.ID {
-		case "gpt-4o-mini":
-			if r.Provider != "openai" || !strings.HasPrefix(r.Status, "available") {
-				t.Errorf("gpt-4o-mini with OpenAI configured: %+v", r)
+		case "gpt-5.5": // no retirement announced
+			if r.Provider != "openai" || r.Status != "available" {
+				t.Errorf("gpt-5.5 with OpenAI configured: %+v", r)
+			}
+		case "claude-opus-5":
+			if r.Status != "unreachable" {
+				t.Errorf("claude-opus-5 without ANTHROPIC_API_KEY: %+v", r)
 			}
 		case "gpt-3.5-turbo":
 			if r.Status != "retired" {

@@ -58,13 +58,18 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 	})
 	a.watcher = events.NewWatcher(st, log, 5*time.Second)
 	a.watcher.Handle(a.onChange)
-	routes, err := Routes(cfg, log, time.Now)
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	routes, err := Routes(cfg, now)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	h := api.New(api.Options{
 		Gateway:        gateway.New(routes),
+		Now:            now,
 		Auth:           a.auth,
 		Log:            log,
 		Ready:          st.Ping,

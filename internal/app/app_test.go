@@ -17,6 +17,9 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
 )
 
+// catalogDay is the date the catalogue was written for.
+var catalogDay = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
 // gateway is a running app on a loopback port.
 type gateway struct {
 	URL   string
@@ -38,6 +41,9 @@ func startWith(t testing.TB, dbURL string, env map[string]string, mut func(*conf
 		t.Fatal(err)
 	}
 	cfg := *c
+	// Model lifecycles are judged on the catalogue's date, so tests do
+	// not change meaning when a model's sunset passes.
+	cfg.Now = func() time.Time { return catalogDay }
 	if mut != nil {
 		mut(&cfg)
 	}

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
 )
 
@@ -33,9 +36,15 @@ func upstreamGateway(t *testing.T, opt fakeupstream.Options, mut func(*config.Co
 	t.Helper()
 	up := fakeupstream.Start(opt)
 	t.Cleanup(up.Close)
+	ant := fakeanthropic.Start(fakeanthropic.Options{})
+	t.Cleanup(ant.Close)
+	gem := fakegemini.Start(fakegemini.Options{})
+	t.Cleanup(gem.Close)
 	g := startWith(t, storetest.SQLiteURL(t), map[string]string{
 		"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key",
 		"TOGETHER_BASE_URL": up.URL, "TOGETHER_API_KEY": "test-upstream-key",
+		"ANTHROPIC_BASE_URL": ant.URL, "ANTHROPIC_API_KEY": "test-upstream-key",
+		"GEMINI_BASE_URL": gem.URL, "GEMINI_API_KEY": fakegemini.DefaultKey,
 	}, mut)
 	return up, g
 }
@@ -202,7 +211,8 @@ func TestOfficialGoClient(t *testing.T) {
 		for _, m := range page.Data {
 			ids[m.ID] = true
 		}
-		if !ids["gpt-4o-mini"] || !ids["llama-3.3-70b-instruct"] || ids["gpt-3.5-turbo"] || ids["claude-opus-4-1"] {
+		if !ids["gpt-4o-mini"] || !ids["llama-3.3-70b-instruct"] || !ids["claude-opus-5"] || !ids["gemini-3.5-flash"] ||
+			ids["gpt-3.5-turbo"] || ids["claude-opus-4-1"] || ids["llama-3.1-8b-instruct"] {
 			t.Errorf("listed %v", ids)
 		}
 		m, err := client.Models.Get(ctx, "gpt-4o-mini")
@@ -238,3 +248,89 @@ func TestOfficialGoClient(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestSameClientEveryFamily runs the same client code against an OpenAI, a
+// Claude, a Gemini and a Llama model: text, streaming, tool calls and
+// legacy functions must come back in the same shape.
+func TestSameClientEveryFamily(t *testing.T) {
+	client, _, _ := clientGateway(t)
+	ctx := context.Background()
+	tool := []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+		Name: "get_weather", Parameters: weatherParams})}
+	for _, model := range []string{"gpt-4o-mini", "claude-sonnet-4-5", "gemini-2.5-flash", "gemini-3.1-pro-preview", "llama-3.3-70b-instruct"} {
+		t.Run(model, func(t *testing.T) {
+			r, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model,
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage("Be brief."), openai.UserMessage("Say hello")},
+				MaxTokens: openai.Int(100)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Model != model || r.Choices[0].Message.Content == "" || r.Choices[0].FinishReason != "stop" || r.Usage.TotalTokens == 0 {
+				t.Errorf("chat: %+v", r)
+			}
+
+			s := client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: model,
+				Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("stream it")},
+				StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}})
+			acc := openai.ChatCompletionAccumulator{}
+			for s.Next() {
+				acc.AddChunk(s.Current())
+			}
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if acc.Choices[0].Message.Content == "" || acc.Choices[0].FinishReason != "stop" || acc.Usage.TotalTokens == 0 {
+				t.Errorf("stream: %+v", acc.ChatCompletion)
+			}
+
+			r, err = client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Tools: tool,
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather in Paris?")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := r.Choices[0].Message.ToolCalls
+			if r.Choices[0].FinishReason != "tool_calls" || len(calls) == 0 || calls[0].Function.Name != "get_weather" || calls[0].ID == "" {
+				t.Fatalf("tool call: %+v", r.Choices[0])
+			}
+			// The tool round trip: the call and its result go back.
+			r2, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Tools: tool,
+				Messages: []openai.ChatCompletionMessageParamUnion{
+					openai.UserMessage("weather in Paris?"),
+					r.Choices[0].Message.ToParam(),
+					openai.ToolMessage(`{"temp_c":21}`, calls[0].ID),
+				}})
+			if err != nil {
+				t.Fatalf("tool round trip: %v", err)
+			}
+			if r2.Choices[0].Message.Content == "" {
+				t.Errorf("answer after the tool result: %+v", r2.Choices[0])
+			}
+
+			st := client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: model, Tools: tool,
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather in Paris?")}})
+			acc = openai.ChatCompletionAccumulator{}
+			for st.Next() {
+				acc.AddChunk(st.Current())
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+			sc := acc.Choices[0].Message.ToolCalls
+			if acc.Choices[0].FinishReason != "tool_calls" || len(sc) == 0 || sc[0].Function.Name != "get_weather" || !json.Valid([]byte(sc[0].Function.Arguments)) {
+				t.Errorf("streamed tool call: %+v", acc.Choices[0])
+			}
+
+			//lint:ignore SA1019 legacy functions are part of the gateway's contract
+			fns := []openai.ChatCompletionNewParamsFunction{{Name: "get_weather", Parameters: weatherParams}}
+			r, err = client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Functions: fns,
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather in Paris?")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			//lint:ignore SA1019 legacy functions are part of the gateway's contract
+			if fc := r.Choices[0].Message.FunctionCall; r.Choices[0].FinishReason != "function_call" || fc.Name != "get_weather" {
+				t.Errorf("legacy function call: %+v", r.Choices[0])
+			}
+		})
+	}
+}

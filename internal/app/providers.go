@@ -2,12 +2,13 @@ package app
 
 import (
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/provider/anthropic"
+	"github.com/switchyard-gw/switchyard/internal/provider/gemini"
 	"github.com/switchyard-gw/switchyard/internal/provider/mock"
 	"github.com/switchyard-gw/switchyard/internal/provider/openai"
 	"github.com/switchyard-gw/switchyard/internal/route"
@@ -16,8 +17,8 @@ import (
 // Routes builds the routing table of a configuration: the providers, and
 // the built-in catalogue with the configuration's models (and, when a mock
 // provider is enabled, the mock's models) added.
-func Routes(cfg *config.Config, log *slog.Logger, now func() time.Time) (*route.Table, error) {
-	providers, provided := buildProviders(cfg, log)
+func Routes(cfg *config.Config, now func() time.Time) (*route.Table, error) {
+	providers, provided := buildProviders(cfg)
 	var added []catalog.Entry
 	for i, m := range cfg.Models.Add {
 		e, err := entry(m)
@@ -41,7 +42,7 @@ func Routes(cfg *config.Config, log *slog.Logger, now func() time.Time) (*route.
 
 // buildProviders makes one client per configured provider, adding the mock
 // in dev mode. It returns the catalogue entries the providers bring.
-func buildProviders(cfg *config.Config, log *slog.Logger) ([]provider.Provider, []catalog.Entry) {
+func buildProviders(cfg *config.Config) ([]provider.Provider, []catalog.Entry) {
 	var out []provider.Provider
 	var entries []catalog.Entry
 	hasMock := false
@@ -51,8 +52,10 @@ func buildProviders(cfg *config.Config, log *slog.Logger) ([]provider.Provider, 
 			hasMock = true
 			out = append(out, mock.New(p.Name))
 			entries = append(entries, mockEntries(p.Name)...)
-		case config.TypeAnthropic, config.TypeGemini:
-			log.Warn("provider type not supported by this version; its models stay unreachable", "provider", p.Name, "type", p.Type)
+		case config.TypeAnthropic:
+			out = append(out, anthropic.New(anthropic.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout}))
+		case config.TypeGemini:
+			out = append(out, gemini.New(gemini.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout}))
 		default:
 			out = append(out, openai.New(openai.Options{
 				Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, APIKey: p.APIKey, Headers: p.Headers,

@@ -96,8 +96,8 @@ func TestModelLifecycle(t *testing.T) {
 	if resp.StatusCode != 400 || eb.Error["param"] != "model" {
 		t.Errorf("embedding model on chat: %d %v", resp.StatusCode, eb.Error)
 	}
-	// Anthropic models are not served without an Anthropic provider.
-	resp, _, _ = do(t, "POST", g.URL+"/v1/chat/completions", authJSON(key), chatBody("claude-opus-5", "x", false))
+	// Groq-hosted models are not served without a Groq provider.
+	resp, _, _ = do(t, "POST", g.URL+"/v1/chat/completions", authJSON(key), chatBody("llama-3.1-8b-instruct", "x", false))
 	if resp.StatusCode != 404 {
 		t.Errorf("model without a provider: %d", resp.StatusCode)
 	}

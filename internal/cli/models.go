@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"text/tabwriter"
 	"time"
 
@@ -23,7 +22,7 @@ func runModels(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	cfg.Dev = *dev
-	routes, err := app.Routes(cfg, slog.New(slog.DiscardHandler), time.Now)
+	routes, err := app.Routes(cfg, time.Now)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,9 @@ type Config struct {
 	// Dev is set by `serve --dev`: it creates a dev account and key and
 	// enables the mock provider. It has no file key.
 	Dev bool `yaml:"-"`
+	// Now is the clock that decides model lifecycles (retired, under
+	// notice). Nil means time.Now; tests pin it. It has no file key.
+	Now func() time.Time `yaml:"-"`
 }
 
 // Server configures the HTTP listener.

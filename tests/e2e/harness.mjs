@@ -11,11 +11,16 @@ const root = resolve(import.meta.dirname, '..', '..');
 function firstLine(child, match) {
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('timed out waiting for ' + match)), 120_000);
-    const lines = createInterface({ input: match === 'url' ? child.stdout : child.stderr });
+    const lines = createInterface({ input: match === 'urls' ? child.stdout : child.stderr });
+    const urls = {};
     lines.on('line', (line) => {
-      if (match === 'url' && line.startsWith('http')) {
-        clearTimeout(timer);
-        ok(line.trim());
+      if (match === 'urls') {
+        const [name, value] = line.trim().split('=', 2);
+        if (value) urls[name] = value;
+        if (line.trim() === 'ready') {
+          clearTimeout(timer);
+          ok(urls);
+        }
       }
       if (match === 'listening' && line.includes('"switchyard listening"')) {
         clearTimeout(timer);
@@ -34,16 +39,20 @@ export async function startGateway() {
   execFileSync('go', ['build', '-o', fakeBin, './tests/e2e/fakeupstream'], { cwd: root, stdio: 'inherit' });
 
   const fake = spawn(fakeBin, [], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const upstream = await firstLine(fake, 'url');
+  const up = await firstLine(fake, 'urls');
 
   const env = {
     ...process.env,
     SWITCHYARD_DATABASE_URL: join(dir, 'gw.db'),
     SWITCHYARD_LISTEN: '127.0.0.1:0',
-    OPENAI_BASE_URL: upstream,
+    OPENAI_BASE_URL: up.openai,
     OPENAI_API_KEY: 'test-upstream-key',
-    TOGETHER_BASE_URL: upstream,
+    TOGETHER_BASE_URL: up.openai,
     TOGETHER_API_KEY: 'test-upstream-key',
+    ANTHROPIC_BASE_URL: up.anthropic,
+    ANTHROPIC_API_KEY: 'test-upstream-key',
+    GEMINI_BASE_URL: up.gemini,
+    GEMINI_API_KEY: up.gemini_key,
   };
   execFileSync(bin, ['accounts', 'create', '--email', 'e2e@example.com'], { env });
   const created = JSON.parse(execFileSync(bin, ['keys', 'create', '--account', 'e2e@example.com', '--name', 'e2e', '--json'], { env }));

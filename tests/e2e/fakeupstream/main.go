@@ -1,6 +1,7 @@
-// Command fakeupstream serves the strict fake OpenAI-compatible upstream on
-// a loopback port for the Node end-to-end tests, printing its base URL on
-// the first line of stdout. It stops when stdin closes or on SIGTERM.
+// Command fakeupstream serves the strict fake upstreams (OpenAI-compatible,
+// Anthropic, Gemini) on loopback ports for the Node end-to-end tests. It
+// prints one "name=base URL" line per fake, then "ready", and stops when
+// stdin closes or on SIGTERM.
 package main
 
 import (
@@ -11,12 +12,22 @@ import (
 	"syscall"
 
 	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
 )
 
 func main() {
-	s := fakeupstream.Start(fakeupstream.Options{})
-	defer s.Close()
-	fmt.Println(s.URL)
+	oa := fakeupstream.Start(fakeupstream.Options{})
+	defer oa.Close()
+	an := fakeanthropic.Start(fakeanthropic.Options{})
+	defer an.Close()
+	ge := fakegemini.Start(fakegemini.Options{})
+	defer ge.Close()
+	fmt.Println("openai=" + oa.URL)
+	fmt.Println("anthropic=" + an.URL)
+	fmt.Println("gemini=" + ge.URL)
+	fmt.Println("gemini_key=" + fakegemini.DefaultKey)
+	fmt.Println("ready")
 	done := make(chan struct{})
 	go func() { io.Copy(io.Discard, os.Stdin); close(done) }()
 	sig := make(chan os.Signal, 1)

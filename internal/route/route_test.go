@@ -1,0 +1,303 @@
+package route_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
+)
+
+// fake is a configured provider with nothing behind it.
+type fake struct{ name, typ string }
+
+func (f fake) Name() string { return f.name }
+func (f fake) Type() string { return f.typ }
+
+// today is the tests' fixed clock: gpt-3.5-turbo (sunset 2026-10-23) is
+// retired, claude-sonnet-4-5 (sunset 2026-11-30) is still served.
+var today = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func clock(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+func builtin(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// target is what a test compares of a route.Target.
+type target struct{ Model, Provider, Upstream string }
+
+func targetOf(tg route.Target) target {
+	return target{Model: tg.Model.ID, Provider: tg.Provider.Name(), Upstream: tg.UpstreamID}
+}
+
+func TestPick(t *testing.T) {
+	providers := []provider.Provider{
+		fake{"openai", "openai"},
+		fake{"openai-org2", "openai"},
+		fake{"anthropic-eu", "anthropic"},     // by type
+		fake{"together", "openai_compatible"}, // by name, whatever its type
+		fake{"together-2", "together"},
+	}
+	tab := route.New(builtin(t), providers, clock(today))
+	tests := []struct {
+		id    string
+		allow route.Allow
+		want  target // zero: ErrNotFound
+	}{
+		{id: "gpt-4o", want: target{"gpt-4o", "openai", "gpt-4o"}},
+		{id: "claude-haiku-4-5", want: target{"claude-haiku-4-5", "anthropic-eu", "claude-haiku-4-5"}},
+		{id: "llama-3.3-70b-instruct", want: target{"llama-3.3-70b-instruct", "together", "meta-llama/Llama-3.3-70B-Instruct-Turbo"}},
+		{id: "claude-sonnet-4-5", want: target{"claude-sonnet-4-5", "anthropic-eu", "claude-sonnet-4-5"}}, // sunset in 8 days
+		{id: "gemini-2.5-flash-lite"}, // no gemini provider
+		{id: "llama-3.1-8b-instruct"}, // groq not configured
+		{id: "gpt-3.5-turbo"},         // retired 2026-10-23
+		{id: "o1-mini"},               // retired 2025-10-27
+		{id: "GPT-4o"},                // IDs are case-sensitive
+		{id: "gpt-9"},                 // unknown
+		{id: ""},                      // empty
+		{id: "gpt-4o", allow: route.Allow{Key: []string{"gpt-4o-mini"}}}, // not allowed
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			got, err := tab.Pick(tt.id, tt.allow)
+			if tt.want == (target{}) {
+				if !errors.Is(err, route.ErrNotFound) {
+					t.Fatalf("Pick = %+v, %v; want ErrNotFound", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, targetOf(got)); diff != "" {
+				t.Errorf("Pick (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPickRetiresOnSunset(t *testing.T) {
+	tests := []struct {
+		now   time.Time
+		found bool
+	}{
+		{today, true},
+		{time.Date(2026, 11, 29, 23, 59, 59, 0, time.UTC), true},
+		{time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), false},
+		{time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.now.Format(time.RFC3339), func(t *testing.T) {
+			tab := route.New(builtin(t), []provider.Provider{fake{"anthropic", "anthropic"}}, clock(tt.now))
+			_, err := tab.Pick("claude-sonnet-4-5", route.Allow{})
+			if found := err == nil; found != tt.found {
+				t.Errorf("Pick at %v: err %v, want found=%v", tt.now, err, tt.found)
+			}
+		})
+	}
+}
+
+// Deployments are tried in order; the first whose provider is configured
+// (by name, else by type) serves.
+func TestPickDeployments(t *testing.T) {
+	cat, err := builtin(t).With([]catalog.Entry{{
+		ID: "house-llama", Mode: catalog.ModeChat,
+		Deployments: []catalog.Deployment{
+			{Provider: "vllm-gpu", UpstreamID: "meta-llama/Llama-3.1-8B-Instruct"},
+			{Provider: "groq", UpstreamID: "llama-3.1-8b-instant"},
+			{Provider: "together", UpstreamID: "meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo"},
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		providers []provider.Provider
+		want      target // zero: ErrNotFound
+	}{
+		{"first by name", []provider.Provider{fake{"together", "together"}, fake{"vllm-gpu", "openai_compatible"}},
+			target{"house-llama", "vllm-gpu", "meta-llama/Llama-3.1-8B-Instruct"}},
+		{"second by type", []provider.Provider{fake{"together", "together"}, fake{"groq-main", "groq"}},
+			target{"house-llama", "groq-main", "llama-3.1-8b-instant"}},
+		{"first provider of a type", []provider.Provider{fake{"groq-a", "groq"}, fake{"groq-b", "groq"}},
+			target{"house-llama", "groq-a", "llama-3.1-8b-instant"}},
+		{"last", []provider.Provider{fake{"openai", "openai"}, fake{"together", "together"}},
+			target{"house-llama", "together", "meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo"}},
+		{"none", []provider.Provider{fake{"openai", "openai"}}, target{}},
+		{"no providers", nil, target{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab := route.New(cat, tt.providers, clock(today))
+			got, err := tab.Pick("house-llama", route.Allow{})
+			if tt.want == (target{}) {
+				if !errors.Is(err, route.ErrNotFound) {
+					t.Errorf("Pick = %+v, %v; want ErrNotFound", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, targetOf(got)); diff != "" {
+				t.Errorf("Pick (-want +got):\n%s", diff)
+			}
+			p, ok := tab.Reachable(got.Model)
+			if !ok || p.Name() != tt.want.Provider {
+				t.Errorf("Reachable = %v, %v; want %s, true", p, ok, tt.want.Provider)
+			}
+		})
+	}
+}
+
+func TestPermits(t *testing.T) {
+	tests := []struct {
+		name  string
+		allow route.Allow
+		id    string
+		want  bool
+	}{
+		{"empty lists", route.Allow{}, "gpt-4o", true},
+		{"empty non-nil lists", route.Allow{Account: []string{}, Key: []string{}}, "gpt-4o", true},
+		{"exact", route.Allow{Key: []string{"gpt-4o"}}, "gpt-4o", true},
+		{"exact is not a prefix", route.Allow{Key: []string{"gpt-4o"}}, "gpt-4o-mini", false},
+		{"exact is case-sensitive", route.Allow{Key: []string{"GPT-4o"}}, "gpt-4o", false},
+		{"trailing star", route.Allow{Key: []string{"gpt-4o*"}}, "gpt-4o-mini", true},
+		{"trailing star matches the bare prefix", route.Allow{Key: []string{"gpt-4o*"}}, "gpt-4o", true},
+		{"trailing star other prefix", route.Allow{Key: []string{"gpt-4o*"}}, "gpt-4.1", false},
+		{"star alone", route.Allow{Account: []string{"*"}}, "claude-opus-5", true},
+		{"star only trails", route.Allow{Key: []string{"gpt-*-mini"}}, "gpt-4o-mini", false},
+		{"star in the middle is literal", route.Allow{Key: []string{"gpt-*-mini"}}, "gpt-*-mini", true},
+		{"any entry", route.Allow{Key: []string{"claude-*", "gpt-4o"}}, "gpt-4o", true},
+		{"account only", route.Allow{Account: []string{"claude-*"}}, "gpt-4o", false},
+		{"both lists permit", route.Allow{Account: []string{"gpt-*"}, Key: []string{"gpt-4o-mini"}}, "gpt-4o-mini", true},
+		{"key narrows account", route.Allow{Account: []string{"gpt-*"}, Key: []string{"gpt-4o-mini"}}, "gpt-4o", false},
+		{"account narrows key", route.Allow{Account: []string{"gpt-4o"}, Key: []string{"gpt-*"}}, "gpt-5", false},
+		{"disjoint lists", route.Allow{Account: []string{"gpt-*"}, Key: []string{"claude-*"}}, "claude-opus-5", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.allow.Permits(tt.id); got != tt.want {
+				t.Errorf("%+v.Permits(%q) = %v, want %v", tt.allow, tt.id, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAvailable(t *testing.T) {
+	openaiOnly := []provider.Provider{fake{"openai", "openai"}}
+	tests := []struct {
+		name      string
+		providers []provider.Provider
+		allow     route.Allow
+		want      []string
+	}{
+		{
+			name:      "catalogue order, retired and unreachable models left out",
+			providers: openaiOnly,
+			allow:     route.Allow{Key: []string{"gpt-4o*", "gpt-3.5-turbo*", "o1*", "text-embedding-3-*", "claude-haiku-4-5"}},
+			want: []string{"gpt-4o", "gpt-4o-2024-08-06", "gpt-4o-2024-11-20", "gpt-4o-mini", "gpt-4o-mini-2024-07-18",
+				"gpt-3.5-turbo-instruct", "text-embedding-3-small", "text-embedding-3-large"},
+		},
+		{
+			name:      "a second provider makes its models available",
+			providers: append(openaiOnly, fake{"anthropic", "anthropic"}),
+			allow:     route.Allow{Account: []string{"claude-haiku-4-5", "claude-3-opus-20240229", "gpt-4o"}},
+			want:      []string{"gpt-4o", "claude-haiku-4-5"},
+		},
+		{
+			name:      "both lists",
+			providers: openaiOnly,
+			allow:     route.Allow{Account: []string{"gpt-5*"}, Key: []string{"gpt-5.4*"}},
+			want:      []string{"gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano"},
+		},
+		{
+			name:      "nothing allowed",
+			providers: openaiOnly,
+			allow:     route.Allow{Account: []string{"gpt-*"}, Key: []string{"claude-*"}},
+			want:      nil,
+		},
+		{
+			name:  "no providers",
+			allow: route.Allow{},
+			want:  nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab := route.New(builtin(t), tt.providers, clock(today))
+			var got []string
+			for _, m := range tab.Available(tt.allow) {
+				got = append(got, m.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Available (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Every model Available lists can be picked, and every model it leaves
+// out cannot.
+func TestAvailableAgreesWithPick(t *testing.T) {
+	cat := builtin(t)
+	tab := route.New(cat, []provider.Provider{fake{"openai", "openai"}, fake{"groq", "groq"}, fake{"gemini", "gemini"}}, clock(today))
+	allow := route.Allow{Key: []string{"gpt-*", "gemini-*", "llama-*", "claude-*"}}
+	listed := map[string]bool{}
+	for _, m := range tab.Available(allow) {
+		listed[m.ID] = true
+	}
+	if len(listed) == 0 {
+		t.Fatal("Available listed nothing")
+	}
+	for _, m := range cat.All() {
+		_, err := tab.Pick(m.ID, allow)
+		if picked := err == nil; picked != listed[m.ID] {
+			t.Errorf("%s: Pick err %v, but listed by Available = %v", m.ID, err, listed[m.ID])
+		}
+	}
+}
+
+func TestReachable(t *testing.T) {
+	cat := builtin(t)
+	tab := route.New(cat, []provider.Provider{fake{"openai-main", "openai"}}, clock(today))
+	tests := []struct {
+		id   string
+		want string // provider name; "" = unreachable
+	}{
+		{"gpt-4o", "openai-main"},
+		{"gpt-3.5-turbo", "openai-main"}, // retired, but a provider still serves its type
+		{"claude-opus-5", ""},
+		{"llama-3.3-70b-instruct", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			m, ok := cat.Lookup(tt.id)
+			if !ok {
+				t.Fatalf("%s not in the catalogue", tt.id)
+			}
+			p, ok := tab.Reachable(m)
+			got := ""
+			if ok {
+				got = p.Name()
+			}
+			if got != tt.want {
+				t.Errorf("Reachable(%s) = %q, %v; want %q", tt.id, got, ok, tt.want)
+			}
+		})
+	}
+	if tab.Catalog() != cat {
+		t.Error("Catalog() is not the table's catalogue")
+	}
+}
