@@ -260,7 +260,7 @@ func TestSameClientEveryFamily(t *testing.T) {
 	for _, model := range []string{"gpt-4o-mini", "claude-sonnet-4-5", "gemini-2.5-flash", "gemini-3.1-pro-preview", "llama-3.3-70b-instruct"} {
 		t.Run(model, func(t *testing.T) {
 			r, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model,
-				Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage("Be brief."), openai.UserMessage("Say hello")},
+				Messages:  []openai.ChatCompletionMessageParamUnion{openai.SystemMessage("Be brief."), openai.UserMessage("Say hello")},
 				MaxTokens: openai.Int(100)})
 			if err != nil {
 				t.Fatal(err)
