@@ -337,7 +337,8 @@ func TestModelsCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := command(ctx, dir, "", "models", "--json")
-	cmd.Env = append(cmd.Env, "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=http://127.0.0.1:9/v1")
+	cmd.Env = append(cmd.Env, "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=http://127.0.0.1:9/v1",
+		"ANTHROPIC_API_KEY=sk-ant-test", "GEMINI_API_KEY=test")
 	raw, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
@@ -353,9 +354,13 @@ func TestModelsCommand(t *testing.T) {
 			if r.Provider != "openai" || r.Status != "available" {
 				t.Errorf("gpt-5.5 with OpenAI configured: %+v", r)
 			}
-		case "claude-opus-5":
+		case "claude-opus-5", "gemini-3.5-flash":
+			if r.Status != "available" || r.Provider == "" {
+				t.Errorf("%s with its provider's key set: %+v", r.ID, r)
+			}
+		case "llama-3.1-8b-instruct": // served by Groq, not configured
 			if r.Status != "unreachable" {
-				t.Errorf("claude-opus-5 without ANTHROPIC_API_KEY: %+v", r)
+				t.Errorf("llama-3.1-8b-instruct without GROQ_API_KEY: %+v", r)
 			}
 		case "gpt-3.5-turbo":
 			if r.Status != "retired" {
