@@ -20,7 +20,9 @@ import (
 )
 
 // mockAnswer is mock-chat's answer to a prompt of a few words.
-func mockAnswer(prompt string) string { return "This is the Switchyard mock model answering: " + prompt }
+func mockAnswer(prompt string) string {
+	return "This is the Switchyard mock model answering: " + prompt
+}
 
 // completionCall routes a legacy completion of model with body.
 func completionCall(t *testing.T, g *gateway.Gateway, model, body string) (*gateway.Call, route.Target) {
@@ -89,7 +91,9 @@ func TestCompleteViaChat(t *testing.T) {
 		}
 		got = append(got, m)
 	}
-	slices.SortFunc(got, func(a, b map[string]any) int { return strings.Compare(gjsonOf(a, "messages.0.content"), gjsonOf(b, "messages.0.content")) })
+	slices.SortFunc(got, func(a, b map[string]any) int {
+		return strings.Compare(gjsonOf(a, "messages.0.content"), gjsonOf(b, "messages.0.content"))
+	})
 	wantReqs := []map[string]any{}
 	for _, p := range []string{"one two", "three"} {
 		wantReqs = append(wantReqs, map[string]any{"model": "mock-chat", "max_tokens": 16.0, "temperature": 0.5, "n": 2.0, "stop": "\n",

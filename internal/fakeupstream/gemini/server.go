@@ -1,6 +1,3 @@
-// Package fakegemini serves a strict, deterministic fake of Google's Gemini
-// API (v1beta generateContent, streamGenerateContent, embedContent and
-// batchEmbedContents) for the gateway's tests.
 package fakegemini
 
 import (

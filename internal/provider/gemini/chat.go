@@ -16,7 +16,7 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 	if err != nil {
 		return nil, err
 	}
-	t := &translator{name: c.opt.Name, r: r, legacy: req.legacy, env: c.env}
+	t := newTranslator(c.opt.Name, r, req, c.env)
 	out, u, err := t.chatResponse(b)
 	if err != nil {
 		return nil, err
@@ -35,6 +35,6 @@ func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.
 	if err != nil {
 		return nil, err
 	}
-	t := &translator{name: c.opt.Name, r: r, legacy: req.legacy, env: c.env}
+	t := newTranslator(c.opt.Name, r, req, c.env)
 	return newStream(t, resp.Request.Context(), resp.Body, cancel), nil
 }

@@ -3,6 +3,8 @@ package gemini
 import (
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,9 @@ func TestChatText(t *testing.T) {
 	if k := last.Header.Get("X-Goog-Api-Key"); k != fakegemini.DefaultKey {
 		t.Errorf("x-goog-api-key = %q", k)
 	}
+	if sys := gjson.GetBytes(last.Body, "systemInstruction.parts.0.text").Str; sys != "Be terse." {
+		t.Errorf("systemInstruction %q", sys)
+	}
 	want := map[string]string{
 		"object":                    "chat.completion",
 		"model":                     "client-gemini-2.5-flash",
@@ -147,6 +152,61 @@ func TestChatToolCall(t *testing.T) {
 	}
 	if m := sent.Get("toolConfig.functionCallingConfig.mode").Str; m != "ANY" {
 		t.Errorf("mode = %q, want ANY", m)
+	}
+}
+
+// TestOneCall: a client that asked for no parallel calls gets the first.
+func TestOneCall(t *testing.T) {
+	_, c := setup(t, fakegemini.Options{})
+	for _, stream := range []bool{false, true} {
+		r := request(flash, `{"messages":[{"role":"user","content":"fake:parallel"}],"tools":`+weatherTool+`,"parallel_tool_calls":false}`)
+		n := 0
+		if stream {
+			got, _, err := chunks(t, c, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range got {
+				n += len(ch.Get("choices.0.delta.tool_calls").Array())
+			}
+		} else {
+			n = len(chat(t, c, r).Get("choices.0.message.tool_calls").Array())
+		}
+		if n != 1 {
+			t.Errorf("stream=%v: %d calls, want 1", stream, n)
+		}
+	}
+}
+
+// TestGoldenInputsAgainstFake sends every golden request input through
+// the client to the strict fake.
+func TestGoldenInputsAgainstFake(t *testing.T) {
+	_, c := setup(t, fakegemini.Options{})
+	files, _ := filepath.Glob("testdata/request/*.json")
+	for _, in := range files {
+		name := strings.TrimSuffix(filepath.Base(in), ".json")
+		t.Run(name, func(t *testing.T) {
+			body, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := translateChat(&provider.Request{UpstreamModel: upstreamModel(name), Body: body}); err != nil {
+				t.Skipf("refused by design: %v", err)
+			}
+			_, err = c.Chat(t.Context(), request(upstreamModel(name), string(body)))
+			var pe *provider.Error
+			if name == "gemini3_signatures" {
+				// Its IDs carry the fixture's signature, which the fake
+				// did not issue: the signature did arrive.
+				if !errors.As(err, &pe) || !strings.Contains(pe.Message, "not issued") {
+					t.Errorf("error %v, want the fake's unknown-signature 400", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Errorf("Chat: %v", err)
+			}
+		})
 	}
 }
 

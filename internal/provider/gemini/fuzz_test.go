@@ -72,7 +72,7 @@ func FuzzStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, usage, legacy bool) {
 		r := chatReq()
 		r.Stream, r.IncludeUsage = true, usage
-		tr := &translator{name: "g", r: r, legacy: legacy, env: testEnv()}
+		tr := newTranslator("g", r, chatRequest{legacy: legacy}, testEnv())
 		s := newStream(tr, t.Context(), io.NopCloser(bytes.NewReader(body)), nil)
 		defer s.Close()
 		for i := 0; ; i++ {

@@ -21,13 +21,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*/*.golden")
 
-// testEnv makes times and IDs deterministic: IDs are RAND00000001, … in
-// the order they are made.
+// testEnv makes times and IDs deterministic: the random texts are
+// RANDAAAAAAAB, RANDAAAAAAAC, … in the order they are made.
 func testEnv() env {
 	var n atomic.Int64
 	return env{
-		now:  func() time.Time { return time.Unix(1754929200, 0) },
-		rand: func() string { return fmt.Sprintf("RAND%08dXXXXXXXXXXXXXX", n.Add(1)) },
+		now: func() time.Time { return time.Unix(1754929200, 0) },
+		rand: func() string {
+			b := []byte("RANDAAAAAAAAXXXXXXXXXXXXXX")
+			for i, v := 11, n.Add(1); v > 0; i, v = i-1, v/26 {
+				b[i] = byte('A' + v%26)
+			}
+			return string(b)
+		},
 	}
 }
 
@@ -147,7 +153,7 @@ func TestResponseGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := &translator{name: "gemini", r: chatReq(), legacy: strings.HasPrefix(name, "legacy_"), env: testEnv()}
+			tr := newTranslator("gemini", chatReq(), chatRequest{legacy: strings.HasPrefix(name, "legacy_")}, testEnv())
 			out, u, err := tr.chatResponse(b)
 			var got []byte
 			if err != nil {
@@ -184,7 +190,7 @@ func TestStreamGolden(t *testing.T) {
 				}
 				r := chatReq()
 				r.Stream, r.IncludeUsage = true, usage
-				tr := &translator{name: "gemini", r: r, legacy: strings.HasPrefix(name, "legacy_"), env: testEnv()}
+				tr := newTranslator("gemini", r, chatRequest{legacy: strings.HasPrefix(name, "legacy_")}, testEnv())
 				got, _ := drain(t, newStream(tr, t.Context(), io.NopCloser(bytes.NewReader(b)), nil))
 				golden(t, out, got)
 			})

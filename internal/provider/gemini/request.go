@@ -11,8 +11,9 @@ import (
 
 // chatRequest is a chat request translated for Gemini.
 type chatRequest struct {
-	body   []byte
-	legacy bool // the client used functions: answers carry function_call
+	body    []byte
+	legacy  bool // the client used functions: answers carry function_call
+	oneCall bool // parallel_tool_calls false: answers carry one call
 }
 
 // translateChat turns the client's OpenAI chat body into a
@@ -51,7 +52,11 @@ func translateChat(r *provider.Request) (chatRequest, error) {
 	if err != nil {
 		return chatRequest{}, refuse(codeInvalid, "", "The request cannot be translated: %v.", err)
 	}
-	return chatRequest{body: body, legacy: present(root.Get("functions"))}, nil
+	return chatRequest{
+		body:    body,
+		legacy:  present(root.Get("functions")),
+		oneCall: root.Get("parallel_tool_calls").Type == gjson.False,
+	}, nil
 }
 
 // unsupported refuses what Gemini cannot do and the client would miss.

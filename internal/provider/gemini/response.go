@@ -13,10 +13,16 @@ import (
 
 // translator turns Gemini answers to one request into OpenAI's shape.
 type translator struct {
-	name   string // provider name, for errors
-	r      *provider.Request
-	legacy bool // answer with function_call rather than tool_calls
-	env    env
+	name    string // provider name, for errors
+	r       *provider.Request
+	legacy  bool // answer with function_call rather than tool_calls
+	oneCall bool // pass on only the first call of a choice
+	env     env
+}
+
+// newTranslator is the translator of req's answers.
+func newTranslator(name string, r *provider.Request, req chatRequest, e env) *translator {
+	return &translator{name: name, r: r, legacy: req.legacy, oneCall: req.legacy || req.oneCall, env: e}
 }
 
 // choice is one candidate in OpenAI's terms.
@@ -81,6 +87,9 @@ func (t *translator) candidate(c gjson.Result) choice {
 	}
 	ch.text = text.String()
 	ch.finish = finishReason(c.Get("finishReason").String(), len(ch.calls) > 0, t.legacy)
+	if t.oneCall && len(ch.calls) > 1 {
+		ch.calls = ch.calls[:1]
+	}
 	return ch
 }
 

@@ -14,9 +14,10 @@ import (
 // [A-Za-z0-9_-], the alphabet every provider accepts for tool-call IDs.
 
 const (
-	callPrefix = "call_"
-	sigMarker  = "_ts_"
-	randLen    = 12
+	callPrefix     = "call_"
+	sigMarker      = "_ts_"
+	randLen        = 12
+	base32Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567" // crypto/rand.Text's
 )
 
 // skipSignature is the value Google documents for a function call whose
@@ -36,17 +37,15 @@ func callID(random, sig string) string {
 }
 
 // signatureOf returns the thoughtSignature carried by a tool-call ID, as
-// standard base64, or "" when it carries none.
+// standard base64, or "" when it carries none. Only IDs of exactly the
+// shape callID makes count, so another provider's IDs are left alone.
 func signatureOf(id string) string {
 	rest, ok := strings.CutPrefix(id, callPrefix)
-	if !ok {
+	if !ok || len(rest) <= randLen+len(sigMarker) || rest[randLen:randLen+len(sigMarker)] != sigMarker ||
+		strings.Trim(rest[:randLen], base32Alphabet) != "" {
 		return ""
 	}
-	_, enc, ok := strings.Cut(rest, sigMarker)
-	if !ok || enc == "" {
-		return ""
-	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(enc)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(rest[randLen+len(sigMarker):])
 	if err != nil || len(raw) == 0 {
 		return ""
 	}

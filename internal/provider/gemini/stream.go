@@ -153,12 +153,13 @@ func (s *stream) text(index int, st *choiceState, text string) {
 
 // call sends a whole function call as one tool-call delta at the next
 // index of its choice (the index runs across events). Legacy clients get
-// the first call as function_call; later ones are dropped.
+// the first call as function_call; later ones are dropped, as they are
+// for clients that asked for no parallel calls.
 func (s *stream) call(index int, st *choiceState, c call) {
 	k := st.calls
 	st.calls++
 	s.answer.add(c.args)
-	if s.t.legacy && k > 0 {
+	if s.t.oneCall && k > 0 {
 		return
 	}
 	var d []byte

@@ -99,7 +99,8 @@ func TestCallID(t *testing.T) {
 			}
 		})
 	}
-	for _, id := range []string{"call_Vh3pX2LqTz8mN1cR4sYb7KdE", "toolu_01_ts_abc", "call_x_ts_", "call_x_ts_!!", ""} {
+	for _, id := range []string{"call_Vh3pX2LqTz8mN1cR4sYb7KdE", "toolu_01_ts_abc", "call_x_ts_", "call_x_ts_!!", "call_abc_ts_eHl6",
+		"call_ABCDEFGHIJK1_ts_eHl6", "call_ABCDEFGHIJKL_ts_", "call_ABCDEFGHIJKL_tx_eHl6", ""} {
 		if got := signatureOf(id); got != "" {
 			t.Errorf("signatureOf(%q) = %q, want none", id, got)
 		}

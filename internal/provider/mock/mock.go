@@ -185,8 +185,9 @@ func (p *Provider) Chat(ctx context.Context, r *provider.Request) (*provider.Res
 			finish = "tool_calls"
 		}
 	}
-	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
 	n := max(1, int(gjson.GetBytes(r.Body, "n").Int()))
+	usage.CompletionTokens *= n // every choice's tokens count, as OpenAI reports them
+	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
 	choices := make([]any, n)
 	for i := range choices {
 		choices[i] = map[string]any{"index": i, "message": msg, "logprobs": nil, "finish_reason": finish}

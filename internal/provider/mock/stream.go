@@ -53,55 +53,66 @@ func (w *chunkWriter) add(choices []any, usage any) {
 	w.out = append(w.out, b)
 }
 
-func (w *chunkWriter) delta(delta map[string]any, finish any) {
-	w.add([]any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}, nil)
+func (w *chunkWriter) delta(index int, delta map[string]any, finish any) {
+	w.add([]any{map[string]any{"index": index, "delta": delta, "logprobs": nil, "finish_reason": finish}}, nil)
 }
 
-// ChatStream streams the same answer as Chat, word by word.
+// ChatStream streams the same answer as Chat, word by word; with n > 1
+// the choices' chunks follow one another, each with its own role and
+// finish chunks.
 func (p *Provider) ChatStream(ctx context.Context, r *provider.Request) (provider.Stream, error) {
 	w := &chunkWriter{includeUsage: r.IncludeUsage, head: map[string]any{
 		"id": p.id("chatcmpl"), "object": "chat.completion.chunk", "created": p.now().Unix(),
 		"model": r.Model, "system_fingerprint": "fp_mock",
 	}}
 	usage := provider.Usage{PromptTokens: promptTokens(r.Body)}
-	finish := "stop"
-	if c, legacy, ok := pickCall(r.Body); ok {
-		usage.CompletionTokens = countTokens(c.args) + 2
-		half := len(c.args) / 2
-		if legacy {
-			w.delta(map[string]any{"role": "assistant", "content": nil, "function_call": map[string]string{"name": c.name, "arguments": ""}}, nil)
-			for _, part := range []string{c.args[:half], c.args[half:]} {
-				w.delta(map[string]any{"function_call": map[string]string{"arguments": part}}, nil)
-			}
-			finish = "function_call"
-		} else {
-			w.delta(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
-				"index": 0, "id": p.id("call"), "type": "function", "function": map[string]string{"name": c.name, "arguments": ""}}}}, nil)
-			for _, part := range []string{c.args[:half], c.args[half:]} {
-				w.delta(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]string{"arguments": part}}}}, nil)
-			}
-			finish = "tool_calls"
-		}
-	} else {
-		words := answerWords(lastUserText(r.Body), maxTokens(r.Body))
-		usage.CompletionTokens = len(words)
-		if mt := maxTokens(r.Body); mt > 0 && len(words) == mt {
-			finish = "length"
-		}
-		w.delta(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)
-		for i, word := range words {
-			if i > 0 {
-				word = " " + word
-			}
-			w.delta(map[string]any{"content": word}, nil)
-		}
+	for i := range max(1, int(gjson.GetBytes(r.Body, "n").Int())) {
+		usage.CompletionTokens += p.streamChoice(w, r, i)
 	}
-	w.delta(map[string]any{}, finish)
 	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
 	if r.IncludeUsage {
 		w.add([]any{}, usageJSON(usage))
 	}
 	return &chunks{ctx: ctx, list: w.out, usage: usage}, nil
+}
+
+// streamChoice adds the chunks of choice index and returns its tokens.
+func (p *Provider) streamChoice(w *chunkWriter, r *provider.Request, index int) int {
+	finish, tokens := "stop", 0
+	if c, legacy, ok := pickCall(r.Body); ok {
+		tokens = countTokens(c.args) + 2
+		half := len(c.args) / 2
+		first, part := map[string]any{"name": c.name, "arguments": ""}, func(s string) any { return map[string]string{"arguments": s} }
+		key, finish := "function_call", "function_call"
+		if !legacy {
+			key, finish = "tool_calls", "tool_calls"
+			first = map[string]any{"index": 0, "id": p.id("call"), "type": "function", "function": map[string]string{"name": c.name, "arguments": ""}}
+			part = func(s string) any {
+				return []any{map[string]any{"index": 0, "function": map[string]string{"arguments": s}}}
+			}
+			w.delta(index, map[string]any{"role": "assistant", "content": nil, key: []any{first}}, nil)
+		} else {
+			w.delta(index, map[string]any{"role": "assistant", "content": nil, key: first}, nil)
+		}
+		for _, s := range []string{c.args[:half], c.args[half:]} {
+			w.delta(index, map[string]any{key: part(s)}, nil)
+		}
+		w.delta(index, map[string]any{}, finish)
+		return tokens
+	}
+	words := answerWords(lastUserText(r.Body), maxTokens(r.Body))
+	if mt := maxTokens(r.Body); mt > 0 && len(words) == mt {
+		finish = "length"
+	}
+	w.delta(index, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)
+	for i, word := range words {
+		if i > 0 {
+			word = " " + word
+		}
+		w.delta(index, map[string]any{"content": word}, nil)
+	}
+	w.delta(index, map[string]any{}, finish)
+	return len(words)
 }
 
 // completionPrompts returns the prompts of a legacy completion request.

@@ -138,7 +138,6 @@ func TestChatStream(t *testing.T) {
 }
 
 func TestChatStreamChoices(t *testing.T) {
-	t.Skip("BUG: mock ChatStream ignores n: a request with n=2 streams only choice 0, while Chat answers 2 choices")
 	p := mock.New("mock")
 	r := request("mock-chat", `{"n":2,"messages":[{"role":"user","content":"hi"}]}`)
 	r.Stream = true

@@ -107,6 +107,7 @@ type stream struct {
 	translated bool
 	usage      provider.Usage
 	gotUsage   bool // the upstream reported usage
+	sawCall    bool // a translated tool call went by
 	sentUsage  bool // a usage chunk went to the client
 	text       textCounter
 	head       chunkHead // id, created, model of the last chunk
@@ -184,9 +185,12 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	} else if u := groq.Get("usage"); u.IsObject() {
 		s.usage, s.gotUsage = usageOf(u), true
 	}
-	isUsageChunk := choices.IsArray() && strings.TrimSpace(choices.Raw[1:len(choices.Raw)-1]) == "" // choices: []
-	if isUsageChunk && !s.r.IncludeUsage {
-		return nil, false
+	// The usage chunk is the one with choices: [] and a usage object; other
+	// empty-choices chunks (Azure's prompt_filter_results) are not it.
+	noChoices := choices.IsArray() && strings.TrimSpace(choices.Raw[1:len(choices.Raw)-1]) == ""
+	isUsageChunk := noChoices && usage.IsObject()
+	if noChoices && (!isUsageChunk || !s.r.IncludeUsage) {
+		return nil, false // nothing the client asked for; strict clients choke on it
 	}
 	s.sentUsage = s.sentUsage || isUsageChunk
 	if !isUsageChunk {
@@ -212,7 +216,7 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 		out = dropUsage(out)
 	}
 	if s.translated {
-		out = toolCallDeltasToFunctionCall(out)
+		out = toolCallDeltasToFunctionCall(out, &s.sawCall)
 	}
 	if s.r.Model != s.r.UpstreamModel && model.Str != s.r.Model {
 		out = clientModel(s.r, out)

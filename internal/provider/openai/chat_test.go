@@ -204,9 +204,6 @@ func TestStreamRequest(t *testing.T) {
 func TestEstimatedUsage(t *testing.T) {
 	for _, op := range operations {
 		t.Run(op.name, func(t *testing.T) {
-			if op.name == "embeddings" {
-				t.Skip("BUG: Embed reports zero, unestimated usage when the upstream answer has no usage (chat and completions estimate)")
-			}
 			answer, _ := sjson.DeleteBytes(readFixture(t, op.response), "usage")
 			u := newUpstream(t, http.StatusOK, http.Header{"Content-Type": {"application/json"}}, answer)
 			c := newClient(t, u.URL, openai.Options{})

@@ -25,5 +25,8 @@ func (c *Client) Embed(ctx context.Context, r *provider.Request) (*provider.Resp
 	}
 	u := gjson.GetBytes(b, "usage")
 	usage := provider.Usage{PromptTokens: int(u.Get("prompt_tokens").Int()), TotalTokens: int(u.Get("total_tokens").Int())}
+	if !u.IsObject() {
+		usage = estimateInput(r)
+	}
 	return &provider.Response{Body: clientModel(r, b), Usage: usage, Header: h}, nil
 }

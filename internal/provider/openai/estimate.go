@@ -93,3 +93,22 @@ func usageOrEstimate(r *provider.Request, b []byte) provider.Usage {
 	}
 	return estimate(r, answerText(b))
 }
+
+// estimateInput counts an embeddings request's input, for upstreams that
+// report no usage: text with the tokenizer, token IDs one each.
+func estimateInput(r *provider.Request) provider.Usage {
+	n := 0
+	var count func(v gjson.Result)
+	count = func(v gjson.Result) {
+		switch {
+		case v.Type == gjson.String:
+			n += tokens.Count(r.Model, v.Str)
+		case v.Type == gjson.Number:
+			n++
+		case v.IsArray():
+			v.ForEach(func(_, x gjson.Result) bool { count(x); return true })
+		}
+	}
+	count(gjson.GetBytes(r.Body, "input"))
+	return provider.Usage{PromptTokens: n, TotalTokens: n, Estimated: true}
+}

@@ -114,8 +114,10 @@ func toolCallsToFunctionCall(b []byte) []byte {
 }
 
 // toolCallDeltasToFunctionCall does the same for a stream chunk: the first
-// call's fragments become function_call fragments.
-func toolCallDeltasToFunctionCall(b []byte) []byte {
+// call's fragments become function_call fragments. sawCall remembers, across
+// chunks, that a call went by, so that a host ending the call with "stop"
+// in a later chunk still gives the client "function_call".
+func toolCallDeltasToFunctionCall(b []byte, sawCall *bool) []byte {
 	for i, ch := range gjson.GetBytes(b, "choices").Array() {
 		p := "choices." + strconv.Itoa(i)
 		if tcs := ch.Get("delta.tool_calls"); tcs.Exists() {
@@ -132,10 +134,11 @@ func toolCallDeltasToFunctionCall(b []byte) []byte {
 			}
 			b, _ = sjson.DeleteBytes(b, p+".delta.tool_calls")
 			if fc != nil {
+				*sawCall = true
 				b, _ = sjson.SetRawBytes(b, p+".delta.function_call", fc)
 			}
 		}
-		if ch.Get("finish_reason").Str == "tool_calls" {
+		if fr := ch.Get("finish_reason").Str; fr == "tool_calls" || fr == "stop" && *sawCall {
 			b, _ = sjson.SetBytes(b, p+".finish_reason", "function_call")
 		}
 	}

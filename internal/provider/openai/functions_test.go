@@ -198,3 +198,61 @@ func TestFunctionsStream(t *testing.T) {
 		})
 	}
 }
+
+// Hosts that only know tools answer in several shapes; a functions client
+// always gets one function_call and finish_reason "function_call".
+func TestFunctionAnswers(t *testing.T) {
+	const call = `{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Paris\"}"}}`
+	const fc = `{"name":"get_weather","arguments":"{\"location\":\"Paris\"}"}`
+	tests := []struct {
+		name   string
+		choice string // the upstream's choice 0
+		want   string // the client's choice 0
+	}{
+		{"tool_calls", `{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` + call + `]},"finish_reason":"tool_calls"}`,
+			`{"index":0,"message":{"role":"assistant","content":null,"function_call":` + fc + `},"finish_reason":"function_call"}`},
+		{"stop with a tool call (host quirk)", `{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` + call + `]},"finish_reason":"stop"}`,
+			`{"index":0,"message":{"role":"assistant","content":null,"function_call":` + fc + `},"finish_reason":"function_call"}`},
+		{"length with a tool call", `{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` + call + `]},"finish_reason":"length"}`,
+			`{"index":0,"message":{"role":"assistant","content":null,"function_call":` + fc + `},"finish_reason":"length"}`},
+		{"text", `{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}`,
+			`{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}`},
+	}
+	body := readFixture(t, "openai/chat_request_legacy_functions.json")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answer := `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[` + tt.choice + `],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`
+			u := newUpstream(t, 200, map[string][]string{"Content-Type": {"application/json"}}, []byte(answer))
+			c := newClient(t, u.URL, openai.Options{TranslateFunctions: true})
+			r, err := c.Chat(testContext(t), &provider.Request{Model: "gpt-4o-mini", UpstreamModel: "gpt-4o-mini", Body: body})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(decode(t, []byte(tt.want)), decode(t, []byte(gjson.GetBytes(r.Body, "choices.0").Raw))); diff != "" {
+				t.Errorf("choice (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The same quirk in a stream: the call and a "stop" finish arrive in
+// different chunks.
+func TestFunctionsStreamStopQuirk(t *testing.T) {
+	const head = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":`
+	stream := head + `[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},"finish_reason":null}]}` + "\n\n" +
+		head + `[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + "data: [DONE]\n\n"
+	u := newUpstream(t, 200, map[string][]string{"Content-Type": {"text/event-stream"}}, []byte(stream))
+	c := newClient(t, u.URL, openai.Options{TranslateFunctions: true})
+	body, _ := sjson.SetBytes(readFixture(t, "openai/chat_request_legacy_functions.json"), "stream", true)
+	st, err := c.ChatStream(testContext(t), &provider.Request{Model: "gpt-4o-mini", UpstreamModel: "gpt-4o-mini", Body: body, Stream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := drain(t, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(chunks[len(chunks)-1], "choices.0.finish_reason").Str; got != "function_call" {
+		t.Errorf("finish_reason %q, want function_call", got)
+	}
+}
