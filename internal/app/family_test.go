@@ -23,7 +23,9 @@ func TestFamiliesOtherEndpoints(t *testing.T) {
 				Text  string
 				Index int
 			}
-			Usage struct{ TotalTokens int `json:"total_tokens"` }
+			Usage struct {
+				TotalTokens int `json:"total_tokens"`
+			}
 		}
 		json.Unmarshal([]byte(raw), &c)
 		if resp.StatusCode != 200 || c.Object != "text_completion" || len(c.Choices) != 2 || c.Choices[1].Index != 1 || c.Choices[0].Text == "" || c.Usage.TotalTokens == 0 {
@@ -43,7 +45,9 @@ func TestFamiliesOtherEndpoints(t *testing.T) {
 				Embedding json.RawMessage
 				Index     int
 			}
-			Usage struct{ PromptTokens int `json:"prompt_tokens"` }
+			Usage struct {
+				PromptTokens int `json:"prompt_tokens"`
+			}
 		}
 		json.Unmarshal([]byte(raw), &e)
 		if resp.StatusCode != 200 || len(e.Data) != 2 || e.Data[1].Index != 1 || e.Usage.PromptTokens == 0 {
