@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/sse"
@@ -16,7 +15,7 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 	if err != nil {
 		return nil, c.named(err)
 	}
-	b, h, err := c.call(ctx, r, body)
+	b, h, err := c.up.Call(ctx, c.url(), body, r.RequestID)
 	if err != nil {
 		return nil, err
 	}
@@ -34,20 +33,11 @@ func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.
 	if err != nil {
 		return nil, c.named(err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	timer := time.AfterFunc(c.opt.Timeout, cancel)
-	resp, err := c.post(ctx, r, body, true)
-	if !timer.Stop() { // fired: no headers within the timeout
-		if err == nil {
-			resp.Body.Close()
-		}
-		cancel()
-		return nil, &provider.Error{Provider: c.opt.Name, Kind: provider.KindTimeout, Err: context.DeadlineExceeded}
-	}
+	resp, cancel, err := c.up.Open(ctx, c.url(), body, r.RequestID)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
+	ctx = resp.Request.Context()
 	tr := newTranslator(c.opt.Name, r, c.now().Unix(), legacy)
 	return newStream(ctx, cancel, resp.Body, tr), nil
 }

@@ -31,7 +31,7 @@ func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.
 	if err != nil {
 		return nil, owned(c.opt.Name, err)
 	}
-	resp, cancel, err := c.open(ctx, c.endpoint(r.UpstreamModel, "streamGenerateContent")+"?alt=sse", req.body)
+	resp, cancel, err := c.up.Open(ctx, c.endpoint(r.UpstreamModel, "streamGenerateContent")+"?alt=sse", req.body, "")
 	if err != nil {
 		return nil, err
 	}

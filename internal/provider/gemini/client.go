@@ -1,12 +1,10 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,7 +30,7 @@ type Options struct {
 // Client is one Gemini API upstream.
 type Client struct {
 	opt Options
-	hc  *http.Client
+	up  provider.Upstream
 	env env
 }
 
@@ -52,11 +50,7 @@ type env struct {
 var realEnv = env{now: time.Now, rand: rand.Text}
 
 const (
-	// maxErrorBody bounds how much of an upstream error body is read.
-	maxErrorBody = 1 << 20
-	// maxResponseBody bounds a non-streamed upstream answer.
-	maxResponseBody = 64 << 20
-	apiVersion      = "/v1beta"
+	apiVersion = "/v1beta"
 )
 
 // New returns a client for one Gemini API upstream.
@@ -68,7 +62,15 @@ func New(opt Options) *Client {
 		opt.Timeout = 10 * time.Minute
 	}
 	opt.BaseURL = strings.TrimRight(opt.BaseURL, "/")
-	return &Client{opt: opt, hc: &http.Client{Transport: opt.Transport}, env: realEnv}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Goog-Api-Key", opt.APIKey)
+	classify := func(name string, status int, hd http.Header, body []byte) error {
+		return statusError(name, status, hd, body)
+	}
+	return &Client{opt: opt, env: realEnv, up: provider.Upstream{
+		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, Classify: classify,
+	}}
 }
 
 // Name returns the configured name.
@@ -83,64 +85,10 @@ func (c *Client) endpoint(model, method string) string {
 	return c.opt.BaseURL + apiVersion + "/models/" + url.PathEscape(model) + ":" + method
 }
 
-// post sends body and returns the response when the status is 200;
-// otherwise the classified error. The caller closes the body.
-func (c *Client) post(ctx context.Context, u string, body []byte, stream bool) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, &provider.Error{Provider: c.opt.Name, Kind: provider.KindUnavailable, Err: fmt.Errorf("build request: %w", err)}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-goog-api-key", c.opt.APIKey)
-	if stream {
-		req.Header.Set("Accept", "text/event-stream")
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, provider.FromTransport(ctx, c.opt.Name, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, statusError(c.opt.Name, resp.StatusCode, resp.Header, b)
-	}
-	return resp, nil
-}
-
-// call posts body and reads the whole answer, bounded by the timeout.
+// call posts body to u and reads the whole answer.
 func (c *Client) call(ctx context.Context, u string, body []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
-	defer cancel()
-	resp, err := c.post(ctx, u, body, false)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
-	if err != nil {
-		return nil, provider.FromTransport(ctx, c.opt.Name, err)
-	}
-	return b, nil
-}
-
-// open starts a stream. The timeout bounds only the wait for the response
-// headers; the stream then lasts as long as ctx.
-func (c *Client) open(ctx context.Context, u string, body []byte) (*http.Response, context.CancelFunc, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	timer := time.AfterFunc(c.opt.Timeout, cancel)
-	resp, err := c.post(ctx, u, body, true)
-	if !timer.Stop() { // fired: no headers within the timeout
-		if err == nil {
-			resp.Body.Close()
-		}
-		cancel()
-		return nil, nil, &provider.Error{Provider: c.opt.Name, Kind: provider.KindTimeout, Err: context.DeadlineExceeded}
-	}
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	return resp, cancel, nil
+	b, _, err := c.up.Call(ctx, u, body, "")
+	return b, err
 }
 
 // badAnswer is an upstream answer the adapter cannot read.

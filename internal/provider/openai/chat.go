@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -77,18 +76,8 @@ func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.
 // stream opens an upstream stream. The timeout bounds only the wait for
 // the response headers; the stream then lasts as long as ctx.
 func (c *Client) stream(ctx context.Context, r *provider.Request, path string, body []byte, translated bool) (provider.Stream, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	timer := time.AfterFunc(c.opt.Timeout, cancel)
-	resp, err := c.post(ctx, r, path, body, true)
-	if !timer.Stop() { // fired: no headers within the timeout
-		if err == nil {
-			resp.Body.Close()
-		}
-		cancel()
-		return nil, &provider.Error{Provider: c.opt.Name, Kind: provider.KindTimeout, Err: context.DeadlineExceeded}
-	}
+	resp, cancel, err := c.up.Open(ctx, c.opt.BaseURL+path, body, r.RequestID)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
 	return &stream{

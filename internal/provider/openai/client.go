@@ -5,10 +5,8 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -36,9 +34,8 @@ type Options struct {
 
 // Client is one OpenAI-compatible upstream.
 type Client struct {
-	opt     Options
-	hc      *http.Client
-	headers http.Header // sent with every request
+	opt Options
+	up  provider.Upstream
 }
 
 var (
@@ -47,12 +44,6 @@ var (
 	_ provider.Completer = (*Client)(nil)
 	_ provider.Embedder  = (*Client)(nil)
 )
-
-// maxErrorBody bounds how much of an upstream error body is read.
-const maxErrorBody = 1 << 20
-
-// maxResponseBody bounds a non-streamed upstream answer.
-const maxResponseBody = 64 << 20
 
 // New returns a client for one upstream.
 func New(opt Options) *Client {
@@ -70,7 +61,9 @@ func New(opt Options) *Client {
 	for k, v := range opt.Headers {
 		h.Set(k, v)
 	}
-	return &Client{opt: opt, hc: &http.Client{Transport: opt.Transport}, headers: h}
+	return &Client{opt: opt, up: provider.Upstream{
+		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout,
+	}}
 }
 
 // Name returns the configured name.
@@ -79,46 +72,9 @@ func (c *Client) Name() string { return c.opt.Name }
 // Type returns the provider type.
 func (c *Client) Type() string { return c.opt.Type }
 
-// post sends body to path and returns the response when the status is
-// 200; otherwise the classified error. The caller closes the body.
-func (c *Client) post(ctx context.Context, r *provider.Request, path string, body []byte, stream bool) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.opt.BaseURL+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, &provider.Error{Provider: c.opt.Name, Kind: provider.KindUnavailable, Err: err}
-	}
-	req.Header = c.headers.Clone()
-	if stream {
-		req.Header.Set("Accept", "text/event-stream")
-	}
-	if r.RequestID != "" {
-		req.Header.Set("X-Request-Id", r.RequestID)
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, provider.FromTransport(ctx, c.opt.Name, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, provider.FromStatus(c.opt.Name, resp.StatusCode, resp.Header, b)
-	}
-	return resp, nil
-}
-
-// call posts body and reads the whole answer, bounded by the timeout.
+// call posts body to path and reads the whole answer.
 func (c *Client) call(ctx context.Context, r *provider.Request, path string, body []byte) ([]byte, http.Header, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
-	defer cancel()
-	resp, err := c.post(ctx, r, path, body, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
-	if err != nil {
-		return nil, nil, provider.FromTransport(ctx, c.opt.Name, err)
-	}
-	return b, resp.Header, nil
+	return c.up.Call(ctx, c.opt.BaseURL+path, body, r.RequestID)
 }
 
 // withModel returns body with "model" set to the upstream ID, copying only

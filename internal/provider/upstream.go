@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Limits on what is read from an upstream.
+const (
+	// MaxErrorBody bounds how much of an upstream error answer is read.
+	MaxErrorBody = 1 << 20
+	// MaxResponseBody bounds a non-streamed upstream answer.
+	MaxResponseBody = 64 << 20
+)
+
+// Upstream is the HTTP plumbing every adapter shares: one tuned client, the
+// headers each request carries, the call timeout, and the adapter's
+// reading of error answers.
+type Upstream struct {
+	Name    string
+	Client  *http.Client
+	Header  http.Header   // sent with every request
+	Timeout time.Duration // a whole call, or a stream's wait for its headers
+	// Classify turns a non-200 answer into an error (default FromStatus).
+	Classify func(name string, status int, h http.Header, body []byte) error
+}
+
+// Post sends body to url and returns the response when the status is 200;
+// otherwise the classified error. The caller closes the body.
+func (u *Upstream) Post(ctx context.Context, url string, body []byte, stream bool, requestID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &Error{Provider: u.Name, Kind: KindUnavailable, Err: err}
+	}
+	req.Header = u.Header.Clone()
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if requestID != "" {
+		req.Header.Set("X-Request-Id", requestID)
+	}
+	resp, err := u.Client.Do(req)
+	if err != nil {
+		return nil, FromTransport(ctx, u.Name, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+		if u.Classify != nil {
+			return nil, u.Classify(u.Name, resp.StatusCode, resp.Header, b)
+		}
+		return nil, FromStatus(u.Name, resp.StatusCode, resp.Header, b)
+	}
+	return resp, nil
+}
+
+// Call posts body and reads the whole answer, bounded by the timeout.
+func (u *Upstream) Call(ctx context.Context, url string, body []byte, requestID string) ([]byte, http.Header, error) {
+	ctx, cancel := context.WithTimeout(ctx, u.Timeout)
+	defer cancel()
+	resp, err := u.Post(ctx, url, body, false, requestID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
+	if err != nil {
+		return nil, nil, FromTransport(ctx, u.Name, err)
+	}
+	return b, resp.Header, nil
+}
+
+// Open starts a stream. The timeout bounds only the wait for the response
+// headers; the stream then lasts as long as ctx. The returned cancel ends
+// the upstream request; call it when the stream is done.
+func (u *Upstream) Open(ctx context.Context, url string, body []byte, requestID string) (*http.Response, context.CancelFunc, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	timer := time.AfterFunc(u.Timeout, cancel)
+	resp, err := u.Post(ctx, url, body, true, requestID)
+	if !timer.Stop() { // fired: no headers within the timeout
+		if err == nil {
+			resp.Body.Close()
+		}
+		cancel()
+		return nil, nil, &Error{Provider: u.Name, Kind: KindTimeout, Err: context.DeadlineExceeded}
+	}
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return resp, cancel, nil
+}
