@@ -13,14 +13,16 @@ import (
 // Change is one row of the store's change feed.
 type Change struct {
 	Seq  int64
-	Kind string // KindKey, KindAccount
-	Ref  string // the key's hash for KindKey, the account ID for KindAccount
+	Kind string // KindKey, KindAccount, KindAlerts
+	Ref  string // the key's hash for KindKey, the account ID otherwise
 }
 
 // Kinds of change.
 const (
 	KindKey     = "key"
 	KindAccount = "account"
+	// KindAlerts: an account's billing alert rules changed.
+	KindAlerts = "alerts"
 )
 
 // Source is a change feed: the store implements it for each database.
