@@ -1,7 +1,9 @@
 package catalog
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,16 +16,25 @@ var builtinCSV string
 type Catalog struct {
 	models []*Model // in file order, then models added by With
 	byID   map[string]*Model
+	prices string // PriceVersion
 }
 
 // newCatalog indexes models, whose IDs must be unique.
 func newCatalog(models []*Model) *Catalog {
 	c := &Catalog{models: models, byID: make(map[string]*Model, len(models))}
+	h := sha256.New()
 	for _, m := range models {
 		c.byID[m.ID] = m
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", m.ID, m.InputPrice, m.OutputPrice)
 	}
+	c.prices = "prices-" + hex.EncodeToString(h.Sum(nil))[:12]
 	return c
 }
+
+// PriceVersion names the catalogue's price sheet: a digest of every
+// model's ID and prices, so it changes exactly when a price (built-in or
+// configured) changes. Usage records keep it beside the prices they used.
+func (c *Catalog) PriceVersion() string { return c.prices }
 
 // Builtin parses the embedded models.csv. An error names the line and
 // column at fault.

@@ -32,6 +32,9 @@ type Table struct {
 	now    func() time.Time
 }
 
+// PriceVersion names the catalogue's price sheet.
+func (t *Table) PriceVersion() string { return t.cat.PriceVersion() }
+
 // New returns a table over the catalogue and the configured providers.
 func New(cat *catalog.Catalog, providers []provider.Provider, now func() time.Time) *Table {
 	t := &Table{cat: cat, byName: map[string]provider.Provider{}, byType: map[string]provider.Provider{}, now: now}

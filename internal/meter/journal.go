@@ -1,0 +1,252 @@
+package meter
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The journal is the write-ahead log of usage records: each record is
+// appended, one write(2) per record, before it is queued for the database,
+// so a record the gateway produced survives the process dying (kill -9,
+// OOM, panic) and is written on the next start. It lives in segments,
+// files named seg-<ns>-<rand>.jsonl with one JSON record per line. A
+// process holds an exclusive lock on its own segments; any file in the
+// directory that nobody holds belongs to a dead process and is recovered.
+//
+// A segment is deleted once every record in it is in the database. When
+// a record could not be kept in memory (full queue, database down past the
+// memory bound) its segment is marked for replay: it is read back and
+// written again, which is harmless because writes are idempotent.
+
+// segment is one journal file.
+type segment struct {
+	path string
+	f    *os.File
+	size int64
+
+	// Guarded by journal.mu.
+	written   int64 // records appended
+	committed int64 // records known to be in the database
+	replay    bool  // some record is only on disk: read the file back
+	sealed    bool  // no more appends
+}
+
+// journal appends records to the current segment.
+type journal struct {
+	dir      string
+	maxBytes int64
+
+	mu     sync.Mutex
+	cur    *segment   // guarded by mu
+	sealed []*segment // guarded by mu: waiting for their records to commit
+	enc    bytes.Buffer
+}
+
+// openJournal creates dir if needed and opens a new segment in it.
+func openJournal(dir string, maxBytes int64) (*journal, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("usage journal: %w", err)
+	}
+	j := &journal{dir: dir, maxBytes: maxBytes}
+	seg, err := j.newSegment()
+	if err != nil {
+		return nil, err
+	}
+	j.cur = seg
+	return j, nil
+}
+
+func (j *journal) newSegment() (*segment, error) {
+	name := "seg-" + strconv.FormatInt(time.Now().UnixNano(), 10) + "-" + strings.ToLower(rand.Text()[:8]) + ".jsonl"
+	path := filepath.Join(j.dir, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("usage journal: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("usage journal: lock %s: %w", name, err)
+	}
+	return &segment{path: path, f: f}, nil
+}
+
+// appendLocked writes r to the current segment and returns it. On a write
+// failure the record is still counted so that its segment is replayed
+// rather than deleted while the record may be in it partly.
+func (j *journal) appendLocked(r *Record) (*segment, error) {
+	if j.cur.size >= j.maxBytes {
+		if err := j.rotateLocked(); err != nil {
+			return nil, err
+		}
+	}
+	j.enc.Reset()
+	if err := json.NewEncoder(&j.enc).Encode(r); err != nil {
+		return nil, fmt.Errorf("usage journal: encode: %w", err)
+	}
+	seg := j.cur
+	n, err := seg.f.Write(j.enc.Bytes())
+	seg.size += int64(n)
+	seg.written++
+	if err != nil {
+		seg.replay = true // a torn line: read the file back, skipping it
+		return nil, fmt.Errorf("usage journal: %w", err)
+	}
+	return seg, nil
+}
+
+// rotateLocked seals the current segment and starts a new one.
+func (j *journal) rotateLocked() error {
+	seg, err := j.newSegment()
+	if err != nil {
+		return err
+	}
+	j.cur.sealed = true
+	j.sealed = append(j.sealed, j.cur)
+	j.cur = seg
+	return nil
+}
+
+// commit notes that n records of seg are in the database.
+func (j *journal) commit(seg *segment, n int64) {
+	j.mu.Lock()
+	seg.committed += n
+	j.mu.Unlock()
+}
+
+// markReplay notes that a record of seg is only on disk.
+func (j *journal) markReplayLocked(seg *segment) { seg.replay = true }
+
+// collect deletes the sealed segments whose records are all in the
+// database, and returns those that must be read back (sealing the current
+// one first if it needs it).
+func (j *journal) collect() (replay []*segment) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.cur.replay {
+		if err := j.rotateLocked(); err != nil {
+			return nil // try again on the next flush
+		}
+	}
+	keep := j.sealed[:0]
+	for _, s := range j.sealed {
+		switch {
+		case s.replay:
+			replay = append(replay, s)
+			keep = append(keep, s)
+		case s.committed >= s.written:
+			s.remove()
+		default:
+			keep = append(keep, s)
+		}
+	}
+	j.sealed = keep
+	return replay
+}
+
+// replayed drops a segment whose file was read back into the database.
+func (j *journal) replayed(seg *segment) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i, s := range j.sealed {
+		if s == seg {
+			j.sealed = append(j.sealed[:i], j.sealed[i+1:]...)
+			break
+		}
+	}
+	seg.remove()
+}
+
+// close removes the current segment when all its records are in the
+// database (a clean stop), and closes the files.
+func (j *journal) close() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.cur.replay && j.cur.committed >= j.cur.written {
+		j.cur.remove()
+	} else {
+		j.cur.f.Close()
+	}
+	for _, s := range j.sealed {
+		s.f.Close()
+	}
+}
+
+// sync flushes the current segment to stable storage.
+func (j *journal) sync() error {
+	j.mu.Lock()
+	f := j.cur.f
+	j.mu.Unlock()
+	return f.Sync()
+}
+
+func (s *segment) remove() {
+	os.Remove(s.path) // before Close: the lock holds until the name is gone
+	s.f.Close()
+}
+
+// orphans returns the journal files in dir that no process holds, each
+// opened and locked for the caller, who must close them.
+func orphans(dir string) ([]*os.File, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "seg-*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*os.File
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		if lockFile(f) != nil {
+			f.Close() // a live process owns it
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// maxLine bounds one journal line; records are a few hundred bytes.
+const maxLine = 1 << 20
+
+// readSegment decodes the records of a journal file, calling fn with
+// batches of up to n. A torn last line (the process died mid-write) and
+// undecodable lines are skipped and counted.
+func readSegment(r io.Reader, n int, fn func([]Record) error) (skipped int, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	batch := make([]Record, 0, n)
+	for sc.Scan() {
+		var rec Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil || rec.ID == "" {
+			skipped++
+			continue
+		}
+		batch = append(batch, rec)
+		if len(batch) == n {
+			if err := fn(batch); err != nil {
+				return skipped, err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
+		return skipped, err
+	}
+	if len(batch) > 0 {
+		return skipped, fn(batch)
+	}
+	return skipped, nil
+}

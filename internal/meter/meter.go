@@ -1,0 +1,199 @@
+package meter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/usd"
+)
+
+// Options configure a Meter. Zero values take the defaults.
+type Options struct {
+	// Dir is the journal directory. Required.
+	Dir string
+	// QueueSize bounds the records waiting for the writer. Default 65536.
+	QueueSize int
+	// BatchSize is the most records written in one transaction. Default 500.
+	BatchSize int
+	// FlushInterval is the longest a record waits for a batch. Default 100ms.
+	FlushInterval time.Duration
+	// MemoryLimit is how many records the writer holds in memory while the
+	// database fails; beyond it they are read back from the journal when
+	// the database returns. Default 100000.
+	MemoryLimit int
+	// SegmentBytes is the journal segment size at which a new one starts.
+	// Default 4 MiB.
+	SegmentBytes int64
+	// WriteTimeout bounds one batch write. Default 10s.
+	WriteTimeout time.Duration
+	// DrainTimeout bounds the final writes at shutdown; what is not written
+	// by then stays in the journal for the next start. Default 10s.
+	DrainTimeout time.Duration
+	// Spend, when set, is told the cost of every record as it is produced.
+	Spend Spender
+	Log   *slog.Logger
+}
+
+// Spender keeps month-to-date spend; AddSpend must not block.
+type Spender interface {
+	AddSpend(accountID, keyID, period string, cost usd.Amount)
+}
+
+func (o *Options) defaults() {
+	setDefault(&o.QueueSize, 65536)
+	setDefault(&o.BatchSize, 500)
+	setDefault(&o.FlushInterval, 100*time.Millisecond)
+	setDefault(&o.MemoryLimit, 100000)
+	setDefault(&o.SegmentBytes, 4<<20)
+	setDefault(&o.WriteTimeout, 10*time.Second)
+	setDefault(&o.DrainTimeout, 10*time.Second)
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+}
+
+func setDefault[T int | int64 | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
+}
+
+// item is a queued record and the journal segment that holds it.
+type item struct {
+	rec Record
+	seg *segment // nil when the journal write failed
+}
+
+// Meter takes usage records from the request path and writes them to a
+// Sink. Record never waits for the database: it appends the record to the
+// journal and queues it; Run writes batches.
+type Meter struct {
+	sink  Sink
+	opt   Options
+	j     *journal
+	queue chan item
+
+	recorded   atomic.Int64 // records produced
+	written    atomic.Int64 // records newly inserted by this meter
+	spilled    atomic.Int64 // records kept only in the journal for a while
+	lost       atomic.Int64 // records neither journaled nor queued
+	journalErr atomic.Int64 // failed journal writes
+	down       atomic.Bool  // the sink is failing
+}
+
+// Stats are the meter's counters.
+type Stats struct {
+	Recorded, Written, Spilled, Lost, JournalErrors int64
+	Queued                                          int
+	SinkDown                                        bool
+}
+
+// New opens a journal segment in opt.Dir and returns a Meter writing to
+// sink. Call Recover before serving and Run to write.
+func New(sink Sink, opt Options) (*Meter, error) {
+	if opt.Dir == "" {
+		return nil, errors.New("meter: a journal directory is required")
+	}
+	opt.defaults()
+	j, err := openJournal(opt.Dir, opt.SegmentBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &Meter{sink: sink, opt: opt, j: j, queue: make(chan item, opt.QueueSize)}, nil
+}
+
+// Stats returns the counters.
+func (m *Meter) Stats() Stats {
+	return Stats{Recorded: m.recorded.Load(), Written: m.written.Load(), Spilled: m.spilled.Load(),
+		Lost: m.lost.Load(), JournalErrors: m.journalErr.Load(), Queued: len(m.queue), SinkDown: m.down.Load()}
+}
+
+// Record journals r and queues it for the database. It never waits for
+// the database; a full queue leaves the record in the journal only, to be
+// read back. Only when the journal cannot be written and the queue is
+// full is a record lost, and that is logged and counted.
+func (m *Meter) Record(r *Record) {
+	m.recorded.Add(1)
+	if m.opt.Spend != nil && r.Cost > 0 {
+		m.opt.Spend.AddSpend(r.AccountID, r.KeyID, r.Period(), r.Cost)
+	}
+	m.j.mu.Lock()
+	seg, err := m.j.appendLocked(r)
+	queued := false
+	select {
+	case m.queue <- item{rec: *r, seg: seg}:
+		queued = true
+	default:
+		if seg != nil {
+			m.j.markReplayLocked(seg)
+		}
+	}
+	m.j.mu.Unlock()
+	if err != nil {
+		if m.journalErr.Add(1)%1000 == 1 {
+			m.opt.Log.Error("usage journal write failed", "err", err, "failures", m.journalErr.Load())
+		}
+	}
+	switch {
+	case !queued && seg == nil:
+		m.lost.Add(1)
+		m.opt.Log.Error("usage record lost: journal failed and queue full", "id", r.ID, "request_id", r.RequestID)
+	case !queued:
+		m.spilled.Add(1)
+	}
+}
+
+// Recover writes the records of journal files left by processes that
+// ended before their records reached the database, and deletes the files.
+// Run it before serving. It returns how many records were new.
+func (m *Meter) Recover(ctx context.Context) (int, error) {
+	files, err := orphans(m.opt.Dir)
+	if err != nil {
+		return 0, fmt.Errorf("usage journal: %w", err)
+	}
+	total := 0
+	for i, f := range files {
+		n, err := m.replayFile(ctx, f)
+		total += n
+		if err != nil {
+			for _, g := range files[i:] {
+				g.Close()
+			}
+			return total, fmt.Errorf("recover usage journal %s: %w", f.Name(), err)
+		}
+		os.Remove(f.Name())
+		f.Close()
+	}
+	if total > 0 {
+		m.opt.Log.Info("recovered usage records from the journal", "records", total, "files", len(files))
+	}
+	return total, nil
+}
+
+// replayFile writes every record of f, idempotently.
+func (m *Meter) replayFile(ctx context.Context, f *os.File) (int, error) {
+	total := 0
+	skipped, err := readSegment(f, m.opt.BatchSize, func(b []Record) error {
+		n, err := m.write(ctx, b)
+		total += n
+		return err
+	})
+	if skipped > 0 {
+		m.opt.Log.Warn("usage journal: skipped unreadable lines", "file", f.Name(), "lines", skipped)
+	}
+	return total, err
+}
+
+// write writes one batch within the write timeout.
+func (m *Meter) write(ctx context.Context, recs []Record) (int, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opt.WriteTimeout)
+	defer cancel()
+	n, err := m.sink.WriteUsage(ctx, recs)
+	m.written.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,301 @@
+package meter_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/switchyard-gw/switchyard/internal/meter"
+	"github.com/switchyard-gw/switchyard/internal/usd"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// sink is an in-memory ledger that can be made to fail.
+type sink struct {
+	mu      sync.Mutex
+	rows    map[string]meter.Record
+	writes  int
+	failing atomic.Bool
+}
+
+func newSink() *sink { return &sink{rows: map[string]meter.Record{}} }
+
+var errDown = errors.New("database is down")
+
+func (s *sink) WriteUsage(ctx context.Context, recs []meter.Record) (int, error) {
+	if s.failing.Load() {
+		return 0, errDown
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writes++
+	n := 0
+	for _, r := range recs {
+		if _, ok := s.rows[r.ID]; !ok {
+			s.rows[r.ID] = r
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (s *sink) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.rows)
+}
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func record(i int) *meter.Record {
+	return &meter.Record{ID: fmt.Sprintf("usg_%06d", i), RequestID: "req", Time: time.Now(), AccountID: "acct_a",
+		KeyID: "key_a", Endpoint: "chat.completions", Model: "m", PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7,
+		Cost: usd.Amount(7_000_000), Status: 200}
+}
+
+// start runs m until the returned stop is called; stop waits for Run.
+func start(m *meter.Meter) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	return func() { cancel(); <-done }
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func journalFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "seg-*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+func TestEveryRecordWrittenOnce(t *testing.T) {
+	s := newSink()
+	dir := t.TempDir()
+	m, err := meter.New(s, meter.Options{Dir: dir, BatchSize: 50, FlushInterval: 10 * time.Millisecond, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(m)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 500 {
+				m.Record(record(g*1000 + i))
+			}
+		})
+	}
+	wg.Wait()
+	waitFor(t, "4000 rows", func() bool { return s.count() == 4000 })
+	stop()
+	if got := m.Stats(); got.Written != 4000 || got.Lost != 0 || got.Recorded != 4000 {
+		t.Errorf("stats = %+v", got)
+	}
+	if files := journalFiles(t, dir); len(files) != 0 {
+		t.Errorf("journal left after a clean stop: %v", files)
+	}
+}
+
+func TestSinkOutageKeepsRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		memoryLimit int
+		queueSize   int
+	}{
+		{"in memory", 0, 0},
+		{"past the memory bound", 100, 0},
+		{"full queue", 100, 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSink()
+			dir := t.TempDir()
+			m, err := meter.New(s, meter.Options{Dir: dir, BatchSize: 50, FlushInterval: 5 * time.Millisecond,
+				MemoryLimit: tc.memoryLimit, QueueSize: tc.queueSize, SegmentBytes: 16 << 10, Log: quiet()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop := start(m)
+			defer stop()
+			for i := range 300 {
+				m.Record(record(i))
+			}
+			waitFor(t, "300 rows", func() bool { return s.count() == 300 })
+			s.failing.Store(true)
+			for i := 300; i < 3000; i++ {
+				m.Record(record(i))
+			}
+			time.Sleep(50 * time.Millisecond)
+			if got := s.count(); got != 300 {
+				t.Fatalf("rows while down = %d", got)
+			}
+			s.failing.Store(false)
+			waitFor(t, "3000 rows", func() bool { return s.count() == 3000 })
+			waitFor(t, "journal collected", func() bool { return len(journalFiles(t, dir)) <= 1 })
+			if st := m.Stats(); st.Lost != 0 || (tc.memoryLimit > 0) != (st.Spilled > 0) {
+				t.Errorf("stats = %+v", st)
+			}
+		})
+	}
+}
+
+func TestRecoverAfterKill(t *testing.T) {
+	dir := t.TempDir()
+	s := newSink()
+	// A process that journals 1200 records and dies before writing any.
+	dead, err := meter.New(s, meter.Options{Dir: dir, SegmentBytes: 64 << 10, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1200 {
+		dead.Record(record(i))
+	}
+	dead.Abandon()
+	// A torn last line, as a write cut by the kill would leave.
+	files := journalFiles(t, dir)
+	if len(files) < 2 {
+		t.Fatalf("expected several segments, got %v", files)
+	}
+	f, err := os.OpenFile(files[len(files)-1], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"id":"usg_torn","request_id":"re`)
+	f.Close()
+
+	// A live process's own segment must not be taken.
+	live, err := meter.New(newSink(), meter.Options{Dir: dir, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.Record(record(99999))
+
+	next, err := meter.New(s, meter.Options{Dir: dir, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := next.Recover(context.Background())
+	if err != nil || n != 1200 || s.count() != 1200 {
+		t.Fatalf("Recover = %d, %v; rows %d; want 1200", n, err, s.count())
+	}
+	// Recovering again finds nothing: the files are gone.
+	if n, err := next.Recover(context.Background()); n != 0 || err != nil {
+		t.Errorf("second Recover = %d, %v", n, err)
+	}
+	if got := len(journalFiles(t, dir)); got != 2 {
+		t.Errorf("%d journal files left, want the two live processes' segments", got)
+	}
+	start(live)()
+	start(next)()
+}
+
+func TestRecoverIsIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	s := newSink()
+	dead, err := meter.New(s, meter.Options{Dir: dir, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		dead.Record(record(i))
+	}
+	// Written before the crash, and journaled too: no double count.
+	s.WriteUsage(context.Background(), []meter.Record{*record(0), *record(1)})
+	dead.Abandon()
+	next, _ := meter.New(s, meter.Options{Dir: dir, Log: quiet()})
+	if n, err := next.Recover(context.Background()); n != 8 || err != nil || s.count() != 10 {
+		t.Errorf("Recover = %d, %v; rows %d", n, err, s.count())
+	}
+	start(next)()
+}
+
+func TestDrainOnShutdown(t *testing.T) {
+	s := newSink()
+	dir := t.TempDir()
+	m, err := meter.New(s, meter.Options{Dir: dir, FlushInterval: time.Hour, BatchSize: 10000, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(m)
+	for i := range 777 {
+		m.Record(record(i))
+	}
+	stop()
+	if s.count() != 777 {
+		t.Errorf("rows after shutdown = %d, want 777", s.count())
+	}
+}
+
+func TestShutdownWhileDownLeavesJournal(t *testing.T) {
+	s := newSink()
+	s.failing.Store(true)
+	dir := t.TempDir()
+	m, err := meter.New(s, meter.Options{Dir: dir, DrainTimeout: 50 * time.Millisecond, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(m)
+	for i := range 50 {
+		m.Record(record(i))
+	}
+	stop()
+	s.failing.Store(false)
+	next, _ := meter.New(s, meter.Options{Dir: dir, Log: quiet()})
+	if n, err := next.Recover(context.Background()); n != 50 || err != nil {
+		t.Errorf("Recover = %d, %v", n, err)
+	}
+	start(next)()
+}
+
+type spend struct {
+	mu  sync.Mutex
+	sum map[string]usd.Amount
+}
+
+func (s *spend) AddSpend(account, key, period string, cost usd.Amount) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sum[account+"/"+key+"/"+period] += cost
+}
+
+func TestSpendToldAtRecord(t *testing.T) {
+	sp := &spend{sum: map[string]usd.Amount{}}
+	m, err := meter.New(newSink(), meter.Options{Dir: t.TempDir(), Spend: sp, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := record(1)
+	r.Time = time.Date(2026, 11, 30, 23, 59, 59, 0, time.FixedZone("X", -3600))
+	m.Record(r)
+	if got := sp.sum["acct_a/key_a/2026-12"]; got != r.Cost {
+		t.Errorf("spend = %v (%v)", got, sp.sum)
+	}
+	start(m)()
+}
+
+func TestNewNeedsDir(t *testing.T) {
+	if _, err := meter.New(newSink(), meter.Options{}); err == nil {
+		t.Error("New without a journal directory succeeded")
+	}
+}

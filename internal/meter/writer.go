@@ -1,0 +1,174 @@
+package meter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"time"
+)
+
+// retry bounds for a failing sink.
+const (
+	minRetry = 100 * time.Millisecond
+	maxRetry = 5 * time.Second
+)
+
+// writer is Run's state; only Run's goroutine touches it.
+type writer struct {
+	m       *Meter
+	pending []item
+	retryAt time.Time
+	backoff time.Duration
+}
+
+// Run writes queued records in batches until ctx ends, then drains the
+// queue and writes what it can within DrainTimeout; whatever is left stays
+// in the journal for the next start. Call it once; Record must not be
+// called after ctx ends and Run has returned.
+func (m *Meter) Run(ctx context.Context) {
+	w := &writer{m: m}
+	t := time.NewTicker(m.opt.FlushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			w.drain(ctx)
+			return
+		case it := <-m.queue:
+			w.hold(it)
+			if len(w.pending) >= m.opt.BatchSize {
+				w.safeFlush(ctx)
+			}
+		case <-t.C:
+			w.safeFlush(ctx)
+			if err := m.j.sync(); err != nil {
+				m.opt.Log.Warn("usage journal sync failed", "err", err)
+			}
+		}
+	}
+}
+
+// hold keeps it in memory, or only in the journal past the memory bound.
+func (w *writer) hold(it item) {
+	if len(w.pending) < w.m.opt.MemoryLimit || it.seg == nil {
+		w.pending = append(w.pending, it)
+		return
+	}
+	w.m.j.mu.Lock()
+	w.m.j.markReplayLocked(it.seg)
+	w.m.j.mu.Unlock()
+	w.m.spilled.Add(1)
+}
+
+// safeFlush flushes, turning a panic into a log line so that the writer
+// keeps running (the records stay journaled).
+func (w *writer) safeFlush(ctx context.Context) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.m.opt.Log.Error("usage writer panic", "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	w.flush(ctx)
+}
+
+// flush writes the pending records in batches and, once none are
+// pending, reads back the journal segments marked for replay.
+func (w *writer) flush(ctx context.Context) {
+	if w.m.down.Load() && time.Now().Before(w.retryAt) {
+		return
+	}
+	for len(w.pending) > 0 {
+		n := min(len(w.pending), w.m.opt.BatchSize)
+		if !w.writeBatch(ctx, w.pending[:n]) {
+			return
+		}
+		clear(w.pending[:n])
+		w.pending = w.pending[n:]
+	}
+	w.pending = nil
+	for _, seg := range w.m.j.collect() {
+		f, err := os.Open(seg.path)
+		if err != nil {
+			w.failed(fmt.Errorf("reopen journal segment: %w", err))
+			return
+		}
+		_, err = w.m.replayFile(ctx, f)
+		f.Close()
+		if err != nil {
+			w.failed(err)
+			return
+		}
+		w.m.j.replayed(seg)
+	}
+}
+
+// writeBatch writes items and reports whether it succeeded.
+func (w *writer) writeBatch(ctx context.Context, items []item) bool {
+	recs := make([]Record, len(items))
+	for i := range items {
+		recs[i] = items[i].rec
+	}
+	if _, err := w.m.write(ctx, recs); err != nil {
+		w.failed(err)
+		return false
+	}
+	w.recovered()
+	var seg *segment
+	var n int64
+	for _, it := range items {
+		if it.seg != seg {
+			if seg != nil {
+				w.m.j.commit(seg, n)
+			}
+			seg, n = it.seg, 0
+		}
+		n++
+	}
+	if seg != nil {
+		w.m.j.commit(seg, n)
+	}
+	return true
+}
+
+// failed notes a sink failure and schedules the next try.
+func (w *writer) failed(err error) {
+	w.backoff = min(max(2*w.backoff, minRetry), maxRetry)
+	w.retryAt = time.Now().Add(w.backoff)
+	if !w.m.down.Swap(true) {
+		w.m.opt.Log.Error("usage writer: database unavailable; records are kept and retried",
+			"err", err, "pending", len(w.pending))
+	}
+}
+
+func (w *writer) recovered() {
+	w.backoff = 0
+	if w.m.down.Swap(false) {
+		w.m.opt.Log.Info("usage writer: database available again", "pending", len(w.pending))
+	}
+}
+
+// drain writes what is queued, retrying until DrainTimeout, then closes
+// the journal (deleting the segment when all its records are written).
+func (w *writer) drain(ctx context.Context) {
+	deadline := time.Now().Add(w.m.opt.DrainTimeout)
+	for {
+		select {
+		case it := <-w.m.queue:
+			w.hold(it)
+			continue
+		default:
+		}
+		w.retryAt = time.Time{}
+		w.safeFlush(ctx)
+		if len(w.pending) == 0 && len(w.m.queue) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(min(w.backoff, time.Until(deadline)))
+	}
+	if n := len(w.pending); n > 0 {
+		w.m.opt.Log.Warn("usage writer stopped with records unwritten; they stay in the journal for the next start",
+			"records", n, "dir", w.m.opt.Dir)
+	}
+	w.m.j.close()
+}
