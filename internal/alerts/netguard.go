@@ -1,0 +1,91 @@
+package alerts
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"syscall"
+)
+
+// ErrAddressRefused is matched (errors.Is) by the error of a webhook
+// delivery whose host resolved to an address the network guard refuses.
+var ErrAddressRefused = errors.New("address refused by the network guard")
+
+// refusedError is the guard's refusal of one address.
+type refusedError struct {
+	addr netip.Addr
+	kind string // "loopback", "private", …
+}
+
+func (e *refusedError) Error() string {
+	return fmt.Sprintf("address %s is %s, and webhooks may reach only public addresses unless AllowPrivate or AllowedNetworks permit it", e.addr, e.kind)
+}
+
+func (e *refusedError) Is(target error) bool { return target == ErrAddressRefused }
+
+// Ranges the netip.Addr predicates do not name.
+var (
+	cgnat      = netip.MustParsePrefix("100.64.0.0/10")
+	thisNet    = netip.MustParsePrefix("0.0.0.0/8")
+	broadcast  = netip.MustParsePrefix("255.255.255.255/32")
+	siteLocal6 = netip.MustParsePrefix("fec0::/10")
+)
+
+// guard decides which addresses webhooks may connect to. Webhook URLs come
+// from account owners, so by default they may not reach the gateway's own
+// network: loopback, private, link-local (cloud metadata), CGNAT and the
+// like, in IPv4, IPv6 and IPv4-mapped IPv6 forms.
+type guard struct {
+	allowPrivate bool
+	allowed      []netip.Prefix
+}
+
+// check returns nil when ip may be dialled, else a *refusedError.
+func (g guard) check(ip netip.Addr) error {
+	if g.allowPrivate {
+		return nil
+	}
+	ip = ip.WithZone("")
+	v := ip.Unmap()
+	for _, p := range g.allowed {
+		if p.Contains(ip) || p.Contains(v) {
+			return nil
+		}
+	}
+	if kind := restricted(v); kind != "" {
+		return &refusedError{addr: ip, kind: kind}
+	}
+	return nil
+}
+
+// restricted names the class of a non-public address, or returns "".
+func restricted(ip netip.Addr) string {
+	switch {
+	case !ip.IsValid():
+		return "invalid"
+	case ip.IsUnspecified(), thisNet.Contains(ip):
+		return "unspecified"
+	case ip.IsLoopback():
+		return "loopback"
+	case ip.IsPrivate(), siteLocal6.Contains(ip):
+		return "private"
+	case ip.IsLinkLocalUnicast():
+		return "link-local"
+	case ip.IsMulticast(), broadcast.Contains(ip):
+		return "multicast or broadcast"
+	case cgnat.Contains(ip):
+		return "shared (CGNAT)"
+	}
+	return ""
+}
+
+// control is a net.Dialer.Control: it runs after name resolution, on the
+// very address being connected to, so a DNS answer that changes between a
+// check and the connection (DNS rebinding) cannot slip past it.
+func (g guard) control(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("network guard: unexpected address %q: %w", address, err)
+	}
+	return g.check(ap.Addr())
+}
