@@ -5,6 +5,8 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/mail"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,6 +23,9 @@ type Config struct {
 	Auth     Auth     `yaml:"auth"`
 	Log      Log      `yaml:"log"`
 	Models   Models   `yaml:"models"`
+	Metering Metering `yaml:"metering"`
+	Limits   Limits   `yaml:"limits"`
+	Alerts   Alerts   `yaml:"alerts"`
 	// Providers lists the upstreams. Providers whose *_API_KEY or
 	// *_BASE_URL environment variable is set are added too. Default none.
 	Providers []Provider `yaml:"providers"`
@@ -117,6 +122,96 @@ type Models struct {
 	Add []ModelEntry `yaml:"add"`
 }
 
+// Metering configures usage records.
+type Metering struct {
+	// Enabled records the usage and cost of every request. Turning it off
+	// also turns off monthly budgets and billing alerts, which are fed by
+	// the records. Default true.
+	Enabled bool `yaml:"enabled"`
+	// JournalDir is where records are journaled before they reach the
+	// database. Default: beside a SQLite database, its path plus
+	// ".usage-journal"; with PostgreSQL, "switchyard-usage-journal" in the
+	// working directory. Give each host (or container) a persistent one.
+	JournalDir string `yaml:"journal_dir"`
+	// BatchSize is the most records written in one transaction. Default 500.
+	BatchSize int `yaml:"batch_size"`
+	// FlushInterval is the longest a record waits for its batch. Default 100ms.
+	FlushInterval time.Duration `yaml:"flush_interval"`
+	// QueueSize bounds the records waiting for the writer; past it they
+	// stay in the journal and are read back. Default 65536.
+	QueueSize int `yaml:"queue_size"`
+	// MemoryLimit is how many records are held in memory while the
+	// database is unavailable; past it they are read back from the
+	// journal when it returns. Default 100000.
+	MemoryLimit int `yaml:"memory_limit"`
+}
+
+// Alerts configures the delivery of billing alerts.
+type Alerts struct {
+	// WebhookAllowPrivate lets webhooks reach loopback, private and
+	// link-local addresses. Default false: only public addresses.
+	WebhookAllowPrivate bool `yaml:"webhook_allow_private"`
+	// WebhookAllowedNetworks lists CIDR ranges webhooks may reach even
+	// though they are private, e.g. ["10.20.0.0/16"]. Default none.
+	WebhookAllowedNetworks []string `yaml:"webhook_allowed_networks"`
+	// SMTP sends alert emails. Default: not configured (email deliveries
+	// fail with "SMTP is not configured").
+	SMTP SMTP `yaml:"smtp"`
+}
+
+// SMTP is an outgoing mail server.
+type SMTP struct {
+	// Host is the server's name. Default empty: email is off.
+	Host string `yaml:"host"`
+	// Port defaults to 465 with tls: tls, else 587.
+	Port int `yaml:"port"`
+	// Username and Password authenticate (PLAIN, only over TLS). The
+	// password can come from SWITCHYARD_SMTP_PASSWORD instead of the file.
+	Username string `yaml:"username"`
+	Password string `yaml:"password"`
+	// From is the sender address. Required with a host.
+	From string `yaml:"from"`
+	// TLS is "starttls" (default: upgrade when offered, required with a
+	// username), "tls" (implicit TLS) or "none".
+	TLS string `yaml:"tls"`
+}
+
+// Limits configures how limits are enforced, and the rate limits of keys
+// and accounts that have none of their own (0 = unlimited).
+type Limits struct {
+	// FailClosed refuses requests (503) when the shared counters (Redis)
+	// cannot be read, instead of serving them from per-process counters.
+	// Default false.
+	FailClosed bool `yaml:"fail_closed"`
+	// KeyRPM and KeyTPM are each key's requests and tokens per minute
+	// unless the key has its own. Default 0 (unlimited).
+	KeyRPM int64 `yaml:"key_rpm"`
+	KeyTPM int64 `yaml:"key_tpm"`
+	// AccountRPM and AccountTPM are each account's requests and tokens per
+	// minute unless the account has its own. Default 0 (unlimited).
+	AccountRPM int64 `yaml:"account_rpm"`
+	AccountTPM int64 `yaml:"account_tpm"`
+	// OutputAllowance is how many output tokens a request without
+	// max_tokens reserves from its TPM limits (at most the model's output
+	// limit); the reservation is corrected to real usage afterwards.
+	// Default 1024.
+	OutputAllowance int64 `yaml:"output_allowance"`
+}
+
+// JournalDir returns the metering journal directory, defaulted from the
+// database URL.
+func (c *Config) JournalDir() string {
+	if c.Metering.JournalDir != "" {
+		return c.Metering.JournalDir
+	}
+	if c.Database.IsPostgres() {
+		return "switchyard-usage-journal"
+	}
+	path := strings.TrimPrefix(c.Database.URL, "file:")
+	path, _, _ = strings.Cut(path, "?")
+	return path + ".usage-journal"
+}
+
 // Default returns the embedded defaults: enough to run with no file.
 func Default() Config {
 	return Config{
@@ -136,6 +231,14 @@ func Default() Config {
 		},
 		Log:    Log{Level: "info", Format: "json"},
 		Models: Models{Listing: "catalog"},
+		Limits: Limits{OutputAllowance: 1024},
+		Metering: Metering{
+			Enabled:       true,
+			BatchSize:     500,
+			FlushInterval: 100 * time.Millisecond,
+			QueueSize:     65536,
+			MemoryLimit:   100000,
+		},
 	}
 }
 
@@ -162,6 +265,19 @@ func (c *Config) Validate() error {
 		{"log.level", oneOf(c.Log.Level, "debug", "info", "warn", "error")},
 		{"log.format", oneOf(c.Log.Format, "json", "text")},
 		{"models.listing", oneOf(c.Models.Listing, "catalog", "wildcard")},
+		{"limits.key_rpm", minInt(c.Limits.KeyRPM, 0)},
+		{"limits.key_tpm", minInt(c.Limits.KeyTPM, 0)},
+		{"limits.account_rpm", minInt(c.Limits.AccountRPM, 0)},
+		{"limits.account_tpm", minInt(c.Limits.AccountTPM, 0)},
+		{"limits.output_allowance", minInt(c.Limits.OutputAllowance, 1)},
+		{"alerts.webhook_allowed_networks", prefixesErr(c.Alerts.WebhookAllowedNetworks)},
+		{"alerts.smtp.port", portErr(c.Alerts.SMTP.Port)},
+		{"alerts.smtp.tls", oneOf(c.Alerts.SMTP.TLS, "", "starttls", "tls", "none")},
+		{"alerts.smtp.from", smtpFromErr(c.Alerts.SMTP)},
+		{"metering.batch_size", minInt(int64(c.Metering.BatchSize), 1)},
+		{"metering.flush_interval", positive(c.Metering.FlushInterval)},
+		{"metering.queue_size", minInt(int64(c.Metering.QueueSize), 1)},
+		{"metering.memory_limit", minInt(int64(c.Metering.MemoryLimit), 1)},
 	}
 	for _, ch := range checks {
 		if ch.err != "" {
@@ -169,6 +285,32 @@ func (c *Config) Validate() error {
 		}
 	}
 	return c.validateProviders()
+}
+
+func prefixesErr(ps []string) string {
+	for _, p := range ps {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			return fmt.Sprintf("expected CIDR ranges such as 10.0.0.0/8, got %q", p)
+		}
+	}
+	return ""
+}
+
+func portErr(p int) string {
+	if p < 0 || p > 65535 {
+		return fmt.Sprintf("expected a port from 1 to 65535, got %d", p)
+	}
+	return ""
+}
+
+func smtpFromErr(s SMTP) string {
+	if s.Host == "" {
+		return ""
+	}
+	if _, err := mail.ParseAddress(s.From); err != nil || strings.ContainsAny(s.From, "\r\n") {
+		return fmt.Sprintf("expected the sender's address with smtp.host set, got %q", s.From)
+	}
+	return ""
 }
 
 func listenErr(addr string) string {

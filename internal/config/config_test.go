@@ -81,6 +81,27 @@ models:
       deployments:
         - provider: local
           upstream_id: meta-llama/Llama-3.1-8B-Instruct
+metering:
+  journal_dir: /var/lib/switchyard/journal
+  batch_size: 200
+  flush_interval: 50ms
+  queue_size: 1000
+  memory_limit: 5000
+alerts:
+  webhook_allowed_networks: [10.20.0.0/16]
+  smtp:
+    host: mail.example.com
+    port: 2525
+    username: alerts
+    from: Switchyard <alerts@example.com>
+    tls: starttls
+limits:
+  fail_closed: true
+  key_rpm: 60
+  key_tpm: 10000
+  account_rpm: 600
+  account_tpm: 100000
+  output_allowance: 512
 providers:
   - name: local
     type: openai_compatible
@@ -97,7 +118,7 @@ providers:
 `
 
 func TestLoadFullFile(t *testing.T) {
-	got, err := Load(writeConfig(t, fullConfig), fakeEnv(map[string]string{"LOCAL_KEY": "sk-local"}))
+	got, err := Load(writeConfig(t, fullConfig), fakeEnv(map[string]string{"LOCAL_KEY": "sk-local", "SWITCHYARD_SMTP_PASSWORD": "smtp-secret"}))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -134,6 +155,11 @@ func TestLoadFullFile(t *testing.T) {
 				Deployments:      []DeploymentEntry{{Provider: "local", UpstreamID: "meta-llama/Llama-3.1-8B-Instruct"}},
 			}},
 		},
+		Metering: Metering{Enabled: true, JournalDir: "/var/lib/switchyard/journal", BatchSize: 200,
+			FlushInterval: 50 * time.Millisecond, QueueSize: 1000, MemoryLimit: 5000},
+		Alerts: Alerts{WebhookAllowedNetworks: []string{"10.20.0.0/16"}, SMTP: SMTP{Host: "mail.example.com", Port: 2525,
+			Username: "alerts", Password: "smtp-secret", From: "Switchyard <alerts@example.com>", TLS: "starttls"}},
+		Limits: Limits{FailClosed: true, KeyRPM: 60, KeyTPM: 10000, AccountRPM: 600, AccountTPM: 100000, OutputAllowance: 512},
 		Providers: []Provider{
 			{
 				Name:      "local",
@@ -302,6 +328,13 @@ func TestLoadErrors(t *testing.T) {
 		{"redis url without host", "redis:\n  url: redis://\n", nil, []string{"redis.url", "expected a redis:// or rediss:// URL"}, nil},
 		{"redis url with password and bad port", "redis:\n  url: redis://:s3cret@redis:port/0\n", nil, []string{"redis.url", "expected a redis:// or rediss:// URL"}, []string{"s3cret"}},
 		{"top level not a mapping", "- server\n- log\n", nil, []string{"line 1", "top level must be a mapping"}, nil},
+		{"negative rpm", "limits:\n  key_rpm: -1\n", nil, []string{"limits.key_rpm", "at least 0"}, nil},
+		{"bad network", "alerts:\n  webhook_allowed_networks: [10.0.0.0]\n", nil, []string{"alerts.webhook_allowed_networks", "CIDR"}, nil},
+		{"smtp without from", "alerts:\n  smtp:\n    host: mail.example.com\n", nil, []string{"alerts.smtp.from"}, nil},
+		{"smtp bad tls", "alerts:\n  smtp:\n    tls: ssl\n", nil, []string{"alerts.smtp.tls"}, nil},
+		{"zero batch", "metering:\n  batch_size: 0\n", nil, []string{"metering.batch_size", "at least 1"}, nil},
+		{"zero flush interval", "metering:\n  flush_interval: 0s\n", nil, []string{"metering.flush_interval", "positive"}, nil},
+		{"bad metering key", "metering:\n  enabled: maybe\n", nil, []string{"metering.enabled"}, nil},
 		{"invalid yaml", "server:\n  listen: \":8080\"\n  read_timeout: 5s: 6s\n", nil, []string{"line 3", "yaml"}, nil},
 		{"bad indentation", "server:\n  listen: \":8080\"\n    read_timeout: 5s\n", nil, []string{"line", "yaml"}, nil},
 		{"unclosed quote", "log:\n  level: \"info\n", nil, []string{"line"}, nil},
@@ -392,5 +425,20 @@ func TestLoadRefusesAmbiguousFiles(t *testing.T) {
 				t.Errorf("Load = %v, want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestJournalDir(t *testing.T) {
+	for _, tc := range []struct{ db, dir, want string }{
+		{"switchyard.db", "", "switchyard.db.usage-journal"},
+		{"file:/var/lib/sy/sy.db?mode=rwc", "", "/var/lib/sy/sy.db.usage-journal"},
+		{"postgres://u@db/x", "", "switchyard-usage-journal"},
+		{"switchyard.db", "/data/journal", "/data/journal"},
+	} {
+		c := Default()
+		c.Database.URL, c.Metering.JournalDir = tc.db, tc.dir
+		if got := c.JournalDir(); got != tc.want {
+			t.Errorf("JournalDir(%q, %q) = %q, want %q", tc.db, tc.dir, got, tc.want)
+		}
 	}
 }

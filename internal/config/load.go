@@ -51,6 +51,9 @@ func applyEnv(c *Config, getenv func(string) string) {
 	if v := getenv("SWITCHYARD_REDIS_URL"); v != "" {
 		c.Redis.URL = v
 	}
+	if v := getenv("SWITCHYARD_SMTP_PASSWORD"); v != "" {
+		c.Alerts.SMTP.Password = v
+	}
 }
 
 // decodeYAML decodes data onto dst key by key, so that an error can name
