@@ -114,9 +114,15 @@ func (m *Memory) shard(key string) *shard {
 	return &m.shards[h%numShards]
 }
 
-// owedLocked returns how far key's TAT lies ahead of now, at least 0.
+// owedLocked returns how far key's TAT lies ahead of now, at least 0. A
+// missing bucket is full, even when now is negative because a clock
+// without a monotonic reading stepped back, so it is not read as TAT 0.
 func (s *shard) owedLocked(key string, now int64) int64 {
-	return max(0, s.tat[key]-now)
+	tat, ok := s.tat[key]
+	if !ok {
+		return 0
+	}
+	return max(0, tat-now)
 }
 
 // setLocked records that key owes d from now, deleting a full bucket.
