@@ -19,6 +19,7 @@ type Account struct {
 	Disabled  bool
 	CreatedAt time.Time
 	Models    []string // allow-list; empty permits every model
+	Limits    Limits
 }
 
 // NewAccount is what CreateAccount needs. PasswordHash is already hashed
@@ -52,17 +53,20 @@ func (s *Store) CreateAccount(ctx context.Context, na NewAccount) (Account, erro
 	return a, nil
 }
 
-const accountColumns = `id, email, is_admin, disabled, created_at, allowed_models`
+const accountColumns = `id, email, is_admin, disabled, created_at, allowed_models, ` + limitsColumns
 
 func scanAccount(row interface{ Scan(...any) error }) (Account, error) {
 	var a Account
 	var created sql.NullInt64
 	var models string
-	if err := row.Scan(&a.ID, &a.Email, &a.IsAdmin, &a.Disabled, &created, &models); err != nil {
+	var lim nullLimits
+	dest := append([]any{&a.ID, &a.Email, &a.IsAdmin, &a.Disabled, &created, &models}, lim.dest()...)
+	if err := row.Scan(dest...); err != nil {
 		return Account{}, err
 	}
 	a.CreatedAt = fromMillis(created)
 	a.Models = decodeList(models)
+	a.Limits = lim.limits()
 	return a, nil
 }
 

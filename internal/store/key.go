@@ -29,6 +29,7 @@ type Key struct {
 	RevokedAt  time.Time // zero while active
 	LastUsedAt time.Time // zero until first use
 	Models     []string  // allow-list; empty permits every model
+	Limits     Limits
 }
 
 // NewKey is what CreateKey needs.
@@ -49,6 +50,8 @@ type KeyAuth struct {
 	AccountDisabled bool
 	AccountModels   []string
 	KeyModels       []string
+	AccountLimits   Limits
+	KeyLimits       Limits
 }
 
 // CreateKey stores a new active key. The name must not be empty.
@@ -86,16 +89,20 @@ func (s *Store) CreateKey(ctx context.Context, nk NewKey) (Key, error) {
 	return k, nil
 }
 
-const keyColumns = `id, account_id, name, hint, key_hash, status, created_at, revoked_at, last_used_at, allowed_models`
+const keyColumns = `id, account_id, name, hint, key_hash, status, created_at, revoked_at, last_used_at, allowed_models, ` +
+	limitsColumns
 
 func scanKey(row interface{ Scan(...any) error }) (Key, error) {
 	var k Key
 	var created, revoked, used sql.NullInt64
 	var models string
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Hint, &k.Hash, &k.Status, &created, &revoked, &used, &models); err != nil {
+	var lim nullLimits
+	dest := append([]any{&k.ID, &k.AccountID, &k.Name, &k.Hint, &k.Hash, &k.Status, &created, &revoked, &used, &models}, lim.dest()...)
+	if err := row.Scan(dest...); err != nil {
 		return Key{}, err
 	}
 	k.Models = decodeList(models)
+	k.Limits = lim.limits()
 	k.CreatedAt, k.RevokedAt, k.LastUsedAt = fromMillis(created), fromMillis(revoked), fromMillis(used)
 	return k, nil
 }
@@ -166,10 +173,14 @@ func (s *Store) RevokeKey(ctx context.Context, id string) (Key, error) {
 func (s *Store) LookupKey(ctx context.Context, hash string) (KeyAuth, error) {
 	var ka KeyAuth
 	var status, keyModels, acctModels string
+	var keyLim, acctLim nullLimits
+	dest := append([]any{&ka.KeyID, &ka.AccountID, &status, &ka.AccountDisabled, &keyModels, &acctModels},
+		append(keyLim.dest(), acctLim.dest()...)...)
 	err := s.db.QueryRowContext(ctx,
-		`SELECT k.id, k.account_id, k.status, a.disabled, k.allowed_models, a.allowed_models
+		`SELECT k.id, k.account_id, k.status, a.disabled, k.allowed_models, a.allowed_models,
+		        k.rpm, k.tpm, k.monthly_budget, a.rpm, a.tpm, a.monthly_budget
 		 FROM api_keys k JOIN accounts a ON a.id = k.account_id
-		 WHERE k.key_hash = $1`, hash).Scan(&ka.KeyID, &ka.AccountID, &status, &ka.AccountDisabled, &keyModels, &acctModels)
+		 WHERE k.key_hash = $1`, hash).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return KeyAuth{}, ErrNotFound
 	}
@@ -178,6 +189,7 @@ func (s *Store) LookupKey(ctx context.Context, hash string) (KeyAuth, error) {
 	}
 	ka.Revoked = status != KeyActive
 	ka.KeyModels, ka.AccountModels = decodeList(keyModels), decodeList(acctModels)
+	ka.KeyLimits, ka.AccountLimits = keyLim.limits(), acctLim.limits()
 	return ka, nil
 }
 

@@ -1,0 +1,370 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/meter"
+	"github.com/switchyard-gw/switchyard/internal/usd"
+)
+
+var _ meter.Sink = (*Store)(nil)
+
+// usageChunk bounds the rows of one multi-row INSERT: 500 rows of 24
+// columns stay well under both drivers' limits on bound parameters.
+const usageChunk = 500
+
+const usageColumns = `id, request_id, created_at, account_id, key_id, endpoint, model, provider, upstream_model,
+	prompt_tokens, completion_tokens, total_tokens, cached_tokens, tokens_estimated,
+	input_price, output_price, price_version, cost, latency_us, ttft_us, status, error_type, streamed, cancelled`
+
+const usageColumnCount = 24
+
+// WriteUsage stores each record whose ID is not stored yet and adds
+// exactly those to the daily rollup, in one transaction; it returns how
+// many were new. Writers on several replicas take row locks in the same
+// order (records by ID, then rollup rows by key), so they never deadlock.
+func (s *Store) WriteUsage(ctx context.Context, recs []meter.Record) (int, error) {
+	recs = uniqueByID(recs)
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	var inserted []*meter.Record
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for chunk := range slices.Chunk(recs, usageChunk) {
+			got, err := s.insertUsage(ctx, tx, chunk)
+			if err != nil {
+				return err
+			}
+			inserted = append(inserted, got...)
+		}
+		return s.upsertDaily(ctx, tx, rollup(inserted))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("write usage: %w", err)
+	}
+	return len(inserted), nil
+}
+
+// uniqueByID returns recs sorted by ID with repeated IDs dropped (the
+// first one of each stays, as the database would keep it).
+func uniqueByID(recs []meter.Record) []meter.Record {
+	out := slices.Clone(recs)
+	slices.SortStableFunc(out, func(a, b meter.Record) int { return strings.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(out, func(a, b meter.Record) bool { return a.ID == b.ID })
+}
+
+// insertUsage inserts recs (unique IDs) and returns those that were new.
+func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, recs []meter.Record) ([]*meter.Record, error) {
+	args := make([]any, 0, len(recs)*usageColumnCount)
+	byID := make(map[string]*meter.Record, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		byID[r.ID] = r
+		args = append(args, r.ID, r.RequestID, millis(r.Time), r.AccountID, r.KeyID, r.Endpoint, r.Model,
+			r.Provider, r.UpstreamModel, r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens,
+			r.Estimated, r.InputPrice, r.OutputPrice, r.PriceVersion, int64(r.Cost), r.Latency.Microseconds(),
+			r.TTFT.Microseconds(), r.Status, r.ErrorType, r.Streamed, r.Cancelled)
+	}
+	rows, err := tx.QueryContext(ctx, `INSERT INTO usage_records (`+usageColumns+`) VALUES `+
+		s.placeholders(len(recs), usageColumnCount)+` ON CONFLICT (id) DO NOTHING RETURNING id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("insert records: %w", err)
+	}
+	defer rows.Close()
+	var out []*meter.Record
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("insert records: %w", err)
+		}
+		out = append(out, byID[id])
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("insert records: %w", err)
+	}
+	return out, nil
+}
+
+// dailyKey identifies a usage_daily row.
+type dailyKey struct{ account, day, model, key string }
+
+// dailyTotals are the sums of one usage_daily row.
+type dailyTotals struct{ requests, errors, prompt, completion, total, cost int64 }
+
+type dailyRow struct {
+	dailyKey
+	dailyTotals
+}
+
+// rollup sums recs by account, UTC day, model and key, sorted by those.
+func rollup(recs []*meter.Record) []dailyRow {
+	sums := map[dailyKey]*dailyTotals{}
+	for _, r := range recs {
+		k := dailyKey{r.AccountID, r.Time.UTC().Format(time.DateOnly), r.Model, r.KeyID}
+		t := sums[k]
+		if t == nil {
+			t = &dailyTotals{}
+			sums[k] = t
+		}
+		t.requests++
+		if r.Status >= 400 {
+			t.errors++
+		}
+		t.prompt += r.PromptTokens
+		t.completion += r.CompletionTokens
+		t.total += r.TotalTokens
+		t.cost += int64(r.Cost)
+	}
+	out := make([]dailyRow, 0, len(sums))
+	for k, t := range sums {
+		out = append(out, dailyRow{k, *t})
+	}
+	slices.SortFunc(out, func(a, b dailyRow) int {
+		return cmp.Or(strings.Compare(a.account, b.account), strings.Compare(a.day, b.day),
+			strings.Compare(a.model, b.model), strings.Compare(a.key, b.key))
+	})
+	return out
+}
+
+// upsertDaily adds rows to usage_daily, in their order.
+func (s *Store) upsertDaily(ctx context.Context, tx *sql.Tx, rows []dailyRow) error {
+	const cols = 10
+	for chunk := range slices.Chunk(rows, usageChunk) {
+		args := make([]any, 0, len(chunk)*cols)
+		for _, r := range chunk {
+			args = append(args, r.account, r.day, r.model, r.key,
+				r.requests, r.errors, r.prompt, r.completion, r.total, r.cost)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO usage_daily (account_id, day, model, key_id,
+				requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
+			VALUES `+s.placeholders(len(chunk), cols)+`
+			ON CONFLICT (account_id, day, model, key_id) DO UPDATE SET
+				requests = usage_daily.requests + excluded.requests,
+				errors = usage_daily.errors + excluded.errors,
+				prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens,
+				completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens,
+				total_tokens = usage_daily.total_tokens + excluded.total_tokens,
+				cost = usage_daily.cost + excluded.cost`, args...)
+		if err != nil {
+			return fmt.Errorf("update daily usage: %w", err)
+		}
+	}
+	return nil
+}
+
+// placeholders returns the VALUES list of rows × cols parameters: on
+// PostgreSQL "($1, $2), ($3, $4)" for rows=2, cols=2, on SQLite the same
+// with anonymous "?", because SQLite resolves each "$N" by a linear search
+// of the statement's names (quadratic for thousands of parameters) while
+// "?" binds by position. The statement must have no other parameters.
+func (s *Store) placeholders(rows, cols int) string {
+	var b strings.Builder
+	n := 1
+	for i := range rows {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for j := range cols {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			if s.postgres {
+				b.WriteByte('$')
+				b.WriteString(strconv.Itoa(n))
+			} else {
+				b.WriteByte('?')
+			}
+			n++
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// ListUsage returns up to limit records of the account ("" for every
+// account), newest first. A limit of 0 or less means 100.
+func (s *Store) ListUsage(ctx context.Context, accountID string, limit int) ([]meter.Record, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	q, args := `SELECT `+usageColumns+` FROM usage_records`, []any{}
+	if accountID != "" {
+		q, args = q+` WHERE account_id = $1`, append(args, accountID)
+	}
+	args = append(args, limit)
+	q += ` ORDER BY created_at DESC, id DESC LIMIT $` + strconv.Itoa(len(args))
+	out, err := queryRows(ctx, s.db, scanUsage, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list usage: %w", err)
+	}
+	return out, nil
+}
+
+func scanUsage(row interface{ Scan(...any) error }) (meter.Record, error) {
+	var r meter.Record
+	var created, latency, ttft int64
+	err := row.Scan(&r.ID, &r.RequestID, &created, &r.AccountID, &r.KeyID, &r.Endpoint, &r.Model,
+		&r.Provider, &r.UpstreamModel, &r.PromptTokens, &r.CompletionTokens, &r.TotalTokens, &r.CachedTokens,
+		&r.Estimated, &r.InputPrice, &r.OutputPrice, &r.PriceVersion, (*int64)(&r.Cost), &latency,
+		&ttft, &r.Status, &r.ErrorType, &r.Streamed, &r.Cancelled)
+	if err != nil {
+		return meter.Record{}, err
+	}
+	r.Time = time.UnixMilli(created).UTC()
+	r.Latency, r.TTFT = time.Duration(latency)*time.Microsecond, time.Duration(ttft)*time.Microsecond
+	return r, nil
+}
+
+// CountUsage returns how many records the account ("" for every account)
+// has in the ledger.
+func (s *Store) CountUsage(ctx context.Context, accountID string) (int64, error) {
+	q, args := `SELECT COUNT(*) FROM usage_records`, []any{}
+	if accountID != "" {
+		q, args = q+` WHERE account_id = $1`, append(args, accountID)
+	}
+	var n int64
+	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count usage: %w", err)
+	}
+	return n, nil
+}
+
+// UsageQuery selects and groups the daily rollup.
+type UsageQuery struct {
+	AccountID string
+	// Since and Until are the first and last UTC days included; zero
+	// leaves that end open.
+	Since, Until time.Time
+	// By is the group: "day", "model" or "key".
+	By string
+}
+
+// UsageRow is the totals of one group; only the group's column (Day,
+// Model, or KeyID with KeyName) is set.
+type UsageRow struct {
+	Day              string // "2006-01-02"
+	Model            string
+	KeyID            string
+	KeyName          string // "" when the key is unknown
+	Requests         int64
+	Errors           int64
+	PromptTokens     int64
+	CompletionTokens int64
+	TotalTokens      int64
+	Cost             usd.Amount
+}
+
+// usageGroups maps UsageQuery.By to its select list and group column.
+var usageGroups = map[string]struct{ sel, group string }{
+	"day":   {"d.day", "d.day"},
+	"model": {"d.model", "d.model"},
+	"key":   {"d.key_id, COALESCE(k.name, '')", "d.key_id, k.name"},
+}
+
+// UsageSummary returns the account's usage totals per group, ordered by
+// the group column.
+func (s *Store) UsageSummary(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
+	g, ok := usageGroups[q.By]
+	if !ok {
+		return nil, fmt.Errorf("usage summary: unknown grouping %q (want day, model or key)", q.By)
+	}
+	since, until := "0000-01-01", "9999-12-31"
+	if !q.Since.IsZero() {
+		since = q.Since.UTC().Format(time.DateOnly)
+	}
+	if !q.Until.IsZero() {
+		until = q.Until.UTC().Format(time.DateOnly)
+	}
+	join := ""
+	if q.By == "key" {
+		join = ` LEFT JOIN api_keys k ON k.id = d.key_id`
+	}
+	scan := func(row interface{ Scan(...any) error }) (UsageRow, error) {
+		var r UsageRow
+		dest := []any{&r.Day}
+		switch q.By {
+		case "model":
+			dest = []any{&r.Model}
+		case "key":
+			dest = []any{&r.KeyID, &r.KeyName}
+		}
+		dest = append(dest, &r.Requests, &r.Errors, &r.PromptTokens, &r.CompletionTokens, &r.TotalTokens, (*int64)(&r.Cost))
+		err := row.Scan(dest...)
+		return r, err
+	}
+	out, err := queryRows(ctx, s.db, scan, `SELECT `+g.sel+`,
+			CAST(SUM(d.requests) AS BIGINT), CAST(SUM(d.errors) AS BIGINT), CAST(SUM(d.prompt_tokens) AS BIGINT),
+			CAST(SUM(d.completion_tokens) AS BIGINT), CAST(SUM(d.total_tokens) AS BIGINT), CAST(SUM(d.cost) AS BIGINT)
+		FROM usage_daily d`+join+`
+		WHERE d.account_id = $1 AND d.day >= $2 AND d.day <= $3
+		GROUP BY `+g.group+` ORDER BY `+g.group, q.AccountID, since, until)
+	if err != nil {
+		return nil, fmt.Errorf("usage summary: %w", err)
+	}
+	return out, nil
+}
+
+// MonthSpend returns the spend of the account, and of its key keyID
+// (0 when keyID is ""), in period "2006-01" (UTC), from the daily rollup.
+func (s *Store) MonthSpend(ctx context.Context, accountID, keyID, period string) (account, key usd.Amount, err error) {
+	if !validPeriod(period) {
+		return 0, 0, fmt.Errorf("month spend: period %q is not a month such as 2006-01", period)
+	}
+	var a, k int64
+	err = s.db.QueryRowContext(ctx, `SELECT
+			COALESCE(CAST(SUM(cost) AS BIGINT), 0),
+			COALESCE(CAST(SUM(CASE WHEN key_id = $2 THEN cost ELSE 0 END) AS BIGINT), 0)
+		FROM usage_daily WHERE account_id = $1 AND day >= $3 AND day <= $4`,
+		accountID, keyID, period+"-01", period+"-31").Scan(&a, &k)
+	if err != nil {
+		return 0, 0, fmt.Errorf("month spend: %w", err)
+	}
+	if keyID == "" {
+		k = 0
+	}
+	return usd.Amount(a), usd.Amount(k), nil
+}
+
+// validPeriod reports whether p is a calendar month such as "2006-01".
+func validPeriod(p string) bool {
+	t, err := time.Parse("2006-01", p)
+	return err == nil && t.Format("2006-01") == p
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryRows runs query and returns every row as read by scan.
+func queryRows[T any](ctx context.Context, q querier, scan func(interface{ Scan(...any) error }) (T, error),
+	query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func scanString(row interface{ Scan(...any) error }) (string, error) {
+	var v string
+	err := row.Scan(&v)
+	return v, err
+}
