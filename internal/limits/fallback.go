@@ -102,8 +102,12 @@ func (f *Fallback) observe(ctx context.Context, err error) error {
 		return err
 	}
 	f.failures.Add(1)
-	if f.down.CompareAndSwap(false, true) {
+	if !f.down.Load() {
+		// Before down is set: a caller seeing down must find the new
+		// retry time, not the last outage's.
 		f.retryAt.Store(f.now().Add(retryEvery).UnixNano())
+	}
+	if f.down.CompareAndSwap(false, true) {
 		mode := "serving from secondary"
 		if f.failClosed {
 			mode = "refusing requests"

@@ -122,8 +122,15 @@ func redisClient(t *testing.T) (*redis.Client, string) {
 		t.Fatal(err)
 	}
 	c := redis.NewClient(opt)
-	t.Cleanup(func() { c.Close() })
-	return c, "sytest:" + rand.Text()[:10] + ":"
+	prefix := "sytest:" + rand.Text()[:10] + ":"
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if keys, _ := c.Keys(ctx, prefix+"*").Result(); len(keys) > 0 {
+			c.Del(ctx, keys...)
+		}
+		c.Close()
+	})
+	return c, prefix
 }
 
 func TestRedisSpend(t *testing.T) {

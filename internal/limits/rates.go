@@ -1,0 +1,130 @@
+package limits
+
+import (
+	"context"
+	"time"
+)
+
+// Subject is who a request counts against, with the limits that apply
+// (already resolved from overrides and defaults); 0 is unlimited.
+type Subject struct {
+	AccountID, KeyID       string
+	AccountRPM, AccountTPM int64
+	KeyRPM, KeyTPM         int64
+}
+
+// Refusal says which limit refused a request.
+type Refusal struct {
+	Kind  string // "requests" or "tokens"
+	Scope string // "key" or "account"
+	ID    string // the key's or the account's ID
+	Decision
+	// TooLarge reports a token cost above the limit itself: waiting
+	// cannot help.
+	TooLarge bool
+	Cost     int64
+}
+
+// Outcome is the result of Reserve: the binding decision for requests
+// and for tokens (the one with the least remaining; nil when unlimited),
+// for the x-ratelimit-* headers, and the refusal if any.
+type Outcome struct {
+	Requests, Tokens *Decision
+	Refused          *Refusal
+}
+
+// Rates enforces requests and tokens per minute, per key and per account,
+// on a Limiter. A request must pass all four; the units taken for the
+// limits it passed are given back when a later one refuses it.
+type Rates struct {
+	lim Limiter
+}
+
+// NewRates returns Rates over lim.
+func NewRates(lim Limiter) *Rates { return &Rates{lim: lim} }
+
+// check is one bucket a request must pass.
+type check struct {
+	kind, scope, id string
+	limit, cost     int64
+}
+
+func (c check) bucket() string { return c.kind[:1] + ":" + c.scope[:1] + ":" + c.id }
+
+func (c check) rate() Rate { return Rate{Limit: c.limit, Period: time.Minute} }
+
+// Reserve takes one request and tokens (the request's estimated prompt
+// plus its output allowance) from the subject's buckets, or refuses.
+func (r *Rates) Reserve(ctx context.Context, s Subject, tokens int64) (Outcome, error) {
+	checks := [4]check{
+		{"requests", "key", s.KeyID, s.KeyRPM, 1},
+		{"requests", "account", s.AccountID, s.AccountRPM, 1},
+		{"tokens", "key", s.KeyID, s.KeyTPM, tokens},
+		{"tokens", "account", s.AccountID, s.AccountTPM, tokens},
+	}
+	var out Outcome
+	var reqDec, tokDec [2]Decision
+	for i, c := range checks {
+		if c.limit <= 0 {
+			continue
+		}
+		d, err := r.lim.Take(ctx, c.bucket(), c.rate(), c.cost)
+		if err != nil {
+			r.giveBack(ctx, checks[:i])
+			return Outcome{}, err
+		}
+		if !d.Allowed {
+			r.giveBack(ctx, checks[:i])
+			out.Refused = &Refusal{Kind: c.kind, Scope: c.scope, ID: c.id, Decision: d, TooLarge: c.cost > c.limit, Cost: c.cost}
+			return out, nil
+		}
+		if i < 2 {
+			reqDec[i] = d
+		} else {
+			tokDec[i-2] = d
+		}
+	}
+	out.Requests = binding(reqDec, checks[0].limit, checks[1].limit)
+	out.Tokens = binding(tokDec, checks[2].limit, checks[3].limit)
+	return out, nil
+}
+
+// binding returns the decision of the two with the least remaining.
+func binding(d [2]Decision, keyLimit, acctLimit int64) *Decision {
+	switch {
+	case keyLimit <= 0 && acctLimit <= 0:
+		return nil
+	case keyLimit <= 0:
+		return &d[1]
+	case acctLimit <= 0 || d[0].Remaining <= d[1].Remaining:
+		return &d[0]
+	}
+	return &d[1]
+}
+
+// giveBack returns what the passed checks took.
+func (r *Rates) giveBack(ctx context.Context, passed []check) {
+	for _, c := range passed {
+		if c.limit > 0 {
+			r.lim.Adjust(ctx, c.bucket(), c.rate(), -c.cost)
+		}
+	}
+}
+
+// Settle corrects a token reservation to the tokens really used, so that
+// a burst of short answers is not charged for a large max_tokens.
+func (r *Rates) Settle(ctx context.Context, s Subject, reserved, used int64) error {
+	delta := used - reserved
+	if delta == 0 {
+		return nil
+	}
+	for _, c := range []check{{"tokens", "key", s.KeyID, s.KeyTPM, 0}, {"tokens", "account", s.AccountID, s.AccountTPM, 0}} {
+		if c.limit <= 0 {
+			continue
+		}
+		if err := r.lim.Adjust(ctx, c.bucket(), c.rate(), delta); err != nil {
+			return err
+		}
+	}
+	return nil
+}

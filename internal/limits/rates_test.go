@@ -1,0 +1,83 @@
+package limits_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/limits"
+)
+
+func TestRates(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	s := limits.Subject{AccountID: "acct_a", KeyID: "key_a", KeyRPM: 3, AccountRPM: 5, KeyTPM: 1000, AccountTPM: 0}
+	r := limits.NewRates(limits.NewMemory(clock))
+
+	for i := range 3 {
+		out, err := r.Reserve(ctx, s, 100)
+		if err != nil || out.Refused != nil {
+			t.Fatalf("request %d: %+v, %v", i, out.Refused, err)
+		}
+		// The key's limit binds (fewer remaining than the account's).
+		if out.Requests.Limit != 3 || out.Requests.Remaining != int64(2-i) || out.Tokens.Limit != 1000 {
+			t.Errorf("request %d: requests %+v tokens %+v", i, out.Requests, out.Tokens)
+		}
+	}
+	out, err := r.Reserve(ctx, s, 100)
+	if err != nil || out.Refused == nil || out.Refused.Kind != "requests" || out.Refused.Scope != "key" || out.Refused.RetryAfter != 20*time.Second {
+		t.Fatalf("4th request: %+v, %v", out.Refused, err)
+	}
+	// A second key of the account has 2 requests left: the account's 5.
+	s2 := s
+	s2.KeyID = "key_b"
+	for i := range 3 {
+		out, _ := r.Reserve(ctx, s2, 1)
+		if refused := out.Refused != nil; refused != (i == 2) {
+			t.Errorf("key_b request %d refused=%v", i, refused)
+		} else if refused && out.Refused.Scope != "account" {
+			t.Errorf("key_b refused by %s", out.Refused.Scope)
+		}
+	}
+	// The refusal by the account gave back key_b's request: after a
+	// minute both are full again, and key_b's bucket was not overdrawn.
+	now = now.Add(time.Minute)
+	if out, _ := r.Reserve(ctx, s2, 1); out.Refused != nil || out.Requests.Remaining != 2 {
+		t.Errorf("after a minute: %+v %+v", out.Refused, out.Requests)
+	}
+}
+
+func TestRatesTokens(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	r := limits.NewRates(limits.NewMemory(func() time.Time { return now }))
+	s := limits.Subject{AccountID: "acct_t", KeyID: "key_t", KeyTPM: 1000}
+	// A request larger than the limit can never pass.
+	out, _ := r.Reserve(ctx, s, 1001)
+	if out.Refused == nil || !out.Refused.TooLarge || out.Refused.Kind != "tokens" {
+		t.Fatalf("too large: %+v", out.Refused)
+	}
+	// Large reservations corrected to small usage leave room.
+	for i := range 8 {
+		out, err := r.Reserve(ctx, s, 600)
+		if err != nil || out.Refused != nil {
+			t.Fatalf("request %d refused: %+v %v", i, out.Refused, err)
+		}
+		if err := r.Settle(ctx, s, 600, 50); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ = r.Reserve(ctx, s, 600)
+	if out.Refused != nil {
+		t.Fatalf("after 8×50 tokens used, 600 more refused: %+v", out.Refused)
+	}
+	out, _ = r.Reserve(ctx, s, 600)
+	if out.Refused == nil || out.Refused.Limit-out.Refused.Remaining < 500 {
+		t.Fatalf("without settling, the next 600 must be refused: %+v", out.Refused)
+	}
+	// No limits: nothing to report.
+	if out, err := r.Reserve(ctx, limits.Subject{AccountID: "a", KeyID: "k"}, 10); err != nil || out.Requests != nil || out.Tokens != nil {
+		t.Errorf("unlimited: %+v %v", out, err)
+	}
+}
