@@ -39,6 +39,9 @@ func commands() []command {
 		{"migrate", "apply database migrations", runMigrate},
 		{"accounts", "create and list accounts", runAccounts},
 		{"keys", "create, list and revoke API keys", runKeys},
+		{"limits", "set and show rate and monthly spend limits of accounts and keys", runLimits},
+		{"alerts", "add, list and remove billing alerts", runAlerts},
+		{"usage", "print an account's usage and cost per day, model or key", runUsage},
 		{"models", "print the model catalogue and which models are reachable", runModels},
 		{"version", "print the version", runVersion},
 	}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/store"
+)
+
+func runUsage(ctx context.Context, env Env, args []string) error {
+	fs, cfgPath := newFlags(env, "usage")
+	email := fs.String("account", "", "owner's email `address` (required)")
+	since := fs.String("since", "", "first UTC `day` included, YYYY-MM-DD (default the first of this month)")
+	until := fs.String("until", "", "last UTC `day` included, YYYY-MM-DD (default today)")
+	by := fs.String("by", "day", "group by `day`, model or key")
+	asJSON := fs.Bool("json", false, "print JSON")
+	asCSV := fs.Bool("csv", false, "print CSV")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *email == "" {
+		return usageErr("--account is required")
+	}
+	q, err := usageQuery(time.Now().UTC(), *since, *until, *by)
+	if err != nil {
+		return err
+	}
+	if *asJSON && *asCSV {
+		return usageErr("--json and --csv: give one of them")
+	}
+	st, err := openStore(ctx, env, *cfgPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	acct, err := st.AccountByEmail(ctx, *email)
+	if err != nil {
+		return err
+	}
+	q.AccountID = acct.ID
+	rows, err := st.UsageSummary(ctx, q)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *asJSON:
+		return printJSON(env.Stdout, usageJSON(q.By, rows))
+	case *asCSV:
+		return printUsageCSV(env.Stdout, q.By, rows)
+	}
+	return printUsage(env.Stdout, q.By, rows)
+}
+
+// usageQuery checks the flags of usage; today is the default --until.
+func usageQuery(today time.Time, since, until, by string) (store.UsageQuery, error) {
+	q := store.UsageQuery{
+		Since: time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC),
+		Until: time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC),
+		By:    by,
+	}
+	if by != "day" && by != "model" && by != "key" {
+		return q, usageErr("--by: %q is not day, model or key", by)
+	}
+	for _, f := range []struct {
+		name, value string
+		t           *time.Time
+	}{{"since", since, &q.Since}, {"until", until, &q.Until}} {
+		if f.value == "" {
+			continue
+		}
+		t, err := time.Parse(time.DateOnly, f.value)
+		if err != nil {
+			return q, usageErr("--%s: %q is not a date such as 2026-05-01", f.name, f.value)
+		}
+		*f.t = t
+	}
+	if q.Since.After(q.Until) {
+		return q, usageErr("--since %s is after --until %s", q.Since.Format(time.DateOnly), q.Until.Format(time.DateOnly))
+	}
+	return q, nil
+}
+
+// usageGroup returns the group columns of a row: header names and values.
+func usageGroup(by string, r store.UsageRow) (names, values []string) {
+	switch by {
+	case "model":
+		return []string{"model"}, []string{r.Model}
+	case "key":
+		return []string{"key_id", "key_name"}, []string{r.KeyID, r.KeyName}
+	}
+	return []string{"day"}, []string{r.Day}
+}
+
+var usageColumns = []string{"requests", "errors", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd"}
+
+func usageValues(r store.UsageRow) []string {
+	return []string{
+		strconv.FormatInt(r.Requests, 10), strconv.FormatInt(r.Errors, 10), strconv.FormatInt(r.PromptTokens, 10),
+		strconv.FormatInt(r.CompletionTokens, 10), strconv.FormatInt(r.TotalTokens, 10), r.Cost.String(),
+	}
+}
+
+func printUsage(w io.Writer, by string, rows []store.UsageRow) error {
+	header := map[string]string{"day": "DAY", "model": "MODEL", "key": "KEY\tNAME"}[by] +
+		"\tREQUESTS\tERRORS\tPROMPT\tCOMPLETION\tTOTAL TOKENS\tCOST USD"
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		_, values := usageGroup(by, r)
+		for i, v := range values {
+			if v == "" {
+				values[i] = "-"
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(append(values, usageValues(r)...), "\t"))
+	}
+	return tw.Flush()
+}
+
+func printUsageCSV(w io.Writer, by string, rows []store.UsageRow) error {
+	cw := csv.NewWriter(w)
+	group, _ := usageGroup(by, store.UsageRow{})
+	cw.Write(append(group, usageColumns...))
+	for _, r := range rows {
+		_, values := usageGroup(by, r)
+		cw.Write(append(values, usageValues(r)...))
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func usageJSON(by string, rows []store.UsageRow) []map[string]any {
+	out := make([]map[string]any, len(rows))
+	for i, r := range rows {
+		names, values := usageGroup(by, r)
+		m := map[string]any{
+			"requests": r.Requests, "errors": r.Errors, "prompt_tokens": r.PromptTokens,
+			"completion_tokens": r.CompletionTokens, "total_tokens": r.TotalTokens, "cost_usd": r.Cost.String(),
+		}
+		for j, n := range names {
+			m[n] = values[j]
+		}
+		out[i] = m
+	}
+	return out
+}
