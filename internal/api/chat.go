@@ -54,7 +54,7 @@ func (h *Handler) noticeHeaders(w http.ResponseWriter, m *catalog.Model) {
 // body, validate it with check, route it; next runs only for a request
 // that can go on, while the pooled body is still valid.
 func (h *Handler) withCall(w http.ResponseWriter, r *http.Request,
-	check func(body []byte) (*gateway.Call, *Error), next func(c *gateway.Call, t route.Target)) {
+	check func(body []byte) (*gateway.Call, *Error), next func(c *gateway.Call, t route.Target, u *tally)) {
 	body, release, e := readBody(w, r)
 	if e != nil {
 		WriteError(w, e)
@@ -69,9 +69,23 @@ func (h *Handler) withCall(w http.ResponseWriter, r *http.Request,
 		WriteError(w, e)
 		return
 	}
-	if t, ok := h.begin(w, r, c); ok {
-		next(c, t)
+	t, ok := h.begin(w, r, c)
+	if !ok {
+		return
 	}
+	u := h.tally(r, c, t)
+	defer u.abandon()
+	if e := h.checkBudget(r); e != nil {
+		h.fail(w, u, e)
+		return
+	}
+	res, e := h.reserve(w, r, c, t)
+	if e != nil {
+		h.fail(w, u, e)
+		return
+	}
+	next(c, t, u)
+	h.settle(r, res, u.rec.TotalTokens)
 }
 
 func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
@@ -79,14 +93,14 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
 		req, e := checkChat(body)
 		return &gateway.Call{Endpoint: provider.EndpointChat, Model: req.Model, Body: body,
 			Stream: req.Stream, IncludeUsage: req.IncludeUsage}, e
-	}, func(c *gateway.Call, t route.Target) {
+	}, func(c *gateway.Call, t route.Target, u *tally) {
 		if c.Stream {
 			st, err := h.opt.Gateway.ChatStream(r.Context(), t, c)
-			h.writeStream(w, r, st, err)
+			h.writeStream(w, r, st, err, u)
 			return
 		}
 		resp, err := h.opt.Gateway.Chat(r.Context(), t, c)
-		h.writeResponse(w, r, resp, err)
+		h.writeResponse(w, r, resp, err, u)
 	})
 }
 
@@ -97,32 +111,37 @@ func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
 		prompts = req.Prompts
 		return &gateway.Call{Endpoint: provider.EndpointCompletion, Model: req.Model, Body: body,
 			Stream: req.Stream, IncludeUsage: req.IncludeUsage}, e
-	}, func(c *gateway.Call, t route.Target) {
+	}, func(c *gateway.Call, t route.Target, u *tally) {
 		if c.Stream {
 			st, err := h.opt.Gateway.CompleteStream(r.Context(), t, c, prompts)
-			h.writeStream(w, r, st, err)
+			h.writeStream(w, r, st, err, u)
 			return
 		}
 		resp, err := h.opt.Gateway.Complete(r.Context(), t, c, prompts)
-		h.writeResponse(w, r, resp, err)
+		h.writeResponse(w, r, resp, err, u)
 	})
 }
 
-// writeResponse writes a complete answer, or the error.
-func (h *Handler) writeResponse(w http.ResponseWriter, r *http.Request, resp *provider.Response, err error) {
+// writeResponse writes a complete answer, or the error. The usage is
+// recorded before the answer is written, so a record exists for every
+// answer a client has received.
+func (h *Handler) writeResponse(w http.ResponseWriter, r *http.Request, resp *provider.Response, err error, u *tally) {
 	if err != nil {
-		h.writeCallError(w, r, err)
+		h.writeCallError(w, r, err, u)
 		return
 	}
+	u.finish(http.StatusOK, resp.Usage, "", false)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(resp.Body)
 }
 
-// writeCallError logs an upstream failure and writes its client form.
-func (h *Handler) writeCallError(w http.ResponseWriter, r *http.Request, err error) {
+// writeCallError logs an upstream failure, records it, and writes its
+// client form.
+func (h *Handler) writeCallError(w http.ResponseWriter, r *http.Request, err error, u *tally) {
 	e := callError(err)
+	u.finish(e.Status, provider.Usage{}, e.Type, e.Status == statusClientClosed)
 	if e.Status >= 500 || e.Status == statusClientClosed {
 		h.opt.Log.Warn("upstream call failed", "id", server.RecordFrom(r.Context()).ID, "err", err)
 	}

@@ -23,21 +23,21 @@ func (h *Handler) embeddings(w http.ResponseWriter, r *http.Request) {
 		var e *Error
 		req, e = checkEmbedding(body)
 		return &gateway.Call{Endpoint: provider.EndpointEmbedding, Model: req.Model, Body: body}, e
-	}, func(c *gateway.Call, t route.Target) {
+	}, func(c *gateway.Call, t route.Target, u *tally) {
 		if req.Dimensions > 0 && !variableDimensions(t.Model.ID) {
-			WriteError(w, badRequest("dimensions", "unsupported_parameter",
+			h.fail(w, u, badRequest("dimensions", "unsupported_parameter",
 				"The model `"+req.Model+"` does not support the dimensions parameter."))
 			return
 		}
 		if max := t.Model.EmbeddingDims; req.Dimensions > 0 && max > 0 && req.Dimensions > max {
-			WriteError(w, invalidValue("dimensions", "expected at most "+strconv.Itoa(max)+" for "+req.Model+"."))
+			h.fail(w, u, invalidValue("dimensions", "expected at most "+strconv.Itoa(max)+" for "+req.Model+"."))
 			return
 		}
 		resp, err := h.opt.Gateway.Embed(r.Context(), t, c)
 		if err == nil {
 			resp.Body, err = encodeEmbeddings(resp.Body, req.Base64)
 		}
-		h.writeResponse(w, r, resp, err)
+		h.writeResponse(w, r, resp, err, u)
 	})
 }
 

@@ -29,8 +29,18 @@ type Options struct {
 	WildcardModels bool
 	// Gateway serves the model endpoints.
 	Gateway *gateway.Gateway
-	// Now is the clock (default time.Now).
+	// Now is the clock of model lifecycles (default time.Now).
 	Now func() time.Time
+	// Meter receives a usage record for every request that reached a
+	// model route; nil turns metering off.
+	Meter Recorder
+	// Budget refuses requests over a monthly spend limit; nil: none.
+	Budget BudgetChecker
+	// Rates enforces requests and tokens per minute; nil: none.
+	Rates RateLimiter
+	// OutputAllowance is the output tokens a request without max_tokens
+	// reserves from its TPM limits (capped by the model's output limit).
+	OutputAllowance int64
 }
 
 // Handler serves the /v1 API and the health endpoints.

@@ -14,9 +14,13 @@ import (
 // writeStream relays a stream to the client chunk by chunk, flushing each.
 // A failure before the first byte is an ordinary JSON error with a status;
 // after it, a final data: {"error":…} event and no [DONE].
-func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provider.Stream, err error) {
+//
+// The usage is recorded before the stream's last bytes are written: at
+// [DONE], before the error event, or when the client has gone (partial
+// usage, flagged cancelled).
+func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provider.Stream, err error, u *tally) {
 	if err != nil {
-		h.writeCallError(w, r, err)
+		h.writeCallError(w, r, err, u)
 		return
 	}
 	defer st.Close()
@@ -25,6 +29,7 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provide
 	for {
 		chunk, err := st.Next()
 		if errors.Is(err, io.EOF) {
+			u.finish(http.StatusOK, st.Usage(), "", false)
 			if !sw.Started() {
 				w.WriteHeader(http.StatusOK)
 			}
@@ -34,21 +39,28 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provide
 		if err != nil {
 			if !sw.Started() {
 				resetStreamHeaders(w)
-				h.writeCallError(w, r, err)
+				h.writeCallError(w, r, err, u)
 				return
 			}
 			h.opt.Log.Warn("stream failed after it started", "id", server.RecordFrom(r.Context()).ID, "err", err)
-			if r.Context().Err() == nil {
-				e := callError(err)
+			e, gone := callError(err), r.Context().Err() != nil
+			if gone {
+				e.Status, e.Type = statusClientClosed, ""
+			}
+			u.finish(e.Status, st.Usage(), e.Type, gone)
+			if !gone {
 				sw.Data(e.Body()[:len(e.Body())-1]) // without the newline
 			}
 			return
 		}
+		u.firstChunk()
 		// A client that stops reading must not hold the stream (and the
 		// upstream call) forever.
 		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 		if err := sw.Data(chunk); err != nil {
-			return // the client went away; closing the stream cancels upstream
+			// The client went away; closing the stream cancels upstream.
+			u.finish(statusClientClosed, st.Usage(), "", true)
+			return
 		}
 	}
 }

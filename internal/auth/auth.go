@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
+	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
 // Principal is the authenticated caller of a request.
@@ -22,6 +23,17 @@ type Principal struct {
 	// trailing "*" matches a prefix); empty permits every model.
 	AccountModels []string
 	KeyModels     []string
+	// AccountLimits and KeyLimits are the limits stored for the account
+	// and the key; zero values are unlimited.
+	AccountLimits Limits
+	KeyLimits     Limits
+}
+
+// Limits are rate and spend limits; 0 means unlimited.
+type Limits struct {
+	RPM           int64
+	TPM           int64
+	MonthlyBudget usd.Amount
 }
 
 // KeyState is what a KeyLookup knows about a key.

@@ -25,6 +25,8 @@ func Chain(h http.Handler, mws ...Middleware) http.Handler {
 // Record collects what the access log line says about a request. Handlers
 // fill it through RecordFrom.
 type Record struct {
+	// Start is when the request arrived.
+	Start   time.Time
 	ID      string
 	Route   string
 	Model   string
@@ -52,7 +54,7 @@ func AccessLog(log *slog.Logger) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			rec := &Record{ID: requestID(r.Header.Get(RequestIDHeader))}
+			rec := &Record{Start: start, ID: requestID(r.Header.Get(RequestIDHeader))}
 			w.Header().Set(RequestIDHeader, rec.ID)
 			sw := &statusWriter{ResponseWriter: w}
 			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recordKey{}, rec)))

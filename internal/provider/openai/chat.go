@@ -248,7 +248,15 @@ func (s *stream) finish() ([]byte, error) {
 	return nil, io.EOF
 }
 
-func (s *stream) Usage() provider.Usage { return s.usage }
+// Usage returns the usage so far. Before the stream has finished (a
+// client that went away) it is the gateway's count of what was sent,
+// flagged as an estimate, so that partial usage is billed.
+func (s *stream) Usage() provider.Usage {
+	if !s.gotUsage {
+		return estimate(s.r, &s.text)
+	}
+	return s.usage
+}
 
 // Close releases the upstream connection. After a complete stream the
 // rest of the body (the chunked terminator after [DONE]) is read so the

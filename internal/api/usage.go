@@ -1,0 +1,132 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/auth"
+	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/limits"
+	"github.com/switchyard-gw/switchyard/internal/meter"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
+	"github.com/switchyard-gw/switchyard/internal/server"
+	"github.com/switchyard-gw/switchyard/internal/usd"
+)
+
+// Recorder takes usage records; Record must not block (meter.Meter).
+type Recorder interface {
+	Record(r *meter.Record)
+}
+
+// BudgetChecker refuses requests over a monthly spend limit
+// (limits.Budget).
+type BudgetChecker interface {
+	Check(ctx context.Context, now time.Time, accountID, keyID string, accountLimit, keyLimit usd.Amount) error
+}
+
+// tally builds the usage record of one request that reached a model
+// route; with metering off it only keeps the usage for the rate limits.
+type tally struct {
+	h    *Handler
+	rec  meter.Record
+	done bool
+}
+
+func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally {
+	p, _ := auth.FromContext(r.Context())
+	sr := server.RecordFrom(r.Context())
+	start := sr.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	return &tally{h: h, rec: meter.Record{
+		ID: "usg_" + rand.Text(), RequestID: sr.ID, Time: start,
+		AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: c.Endpoint.String(),
+		Model: c.Model, Provider: t.Provider.Name(), UpstreamModel: t.UpstreamID,
+		InputPrice: int64(t.Model.InputPrice), OutputPrice: int64(t.Model.OutputPrice),
+		PriceVersion: h.opt.Gateway.Routes().PriceVersion(), Streamed: c.Stream,
+	}}
+}
+
+// firstChunk notes the time to the first streamed chunk.
+func (u *tally) firstChunk() {
+	if u.rec.TTFT == 0 {
+		u.rec.TTFT = max(time.Since(u.rec.Time), time.Nanosecond)
+	}
+}
+
+// finish completes the record and hands it to the meter, once.
+func (u *tally) finish(status int, us provider.Usage, errType string, cancelled bool) {
+	if u.done {
+		return
+	}
+	u.done = true
+	r := &u.rec
+	r.Status, r.ErrorType, r.Cancelled = status, errType, cancelled
+	r.PromptTokens, r.CompletionTokens = int64(us.PromptTokens), int64(us.CompletionTokens)
+	r.TotalTokens, r.CachedTokens, r.Estimated = int64(us.TotalTokens), int64(us.CachedTokens), us.Estimated
+	if r.TotalTokens == 0 {
+		r.TotalTokens = r.PromptTokens + r.CompletionTokens
+	}
+	r.Cost = usd.Cost(r.PromptTokens, r.InputPrice)
+	if r.Endpoint != provider.EndpointEmbedding.String() { // embeddings bill input tokens only
+		r.Cost += usd.Cost(r.CompletionTokens, r.OutputPrice)
+	}
+	r.Latency = time.Since(r.Time)
+	if u.h.opt.Meter != nil {
+		u.h.opt.Meter.Record(r)
+	}
+}
+
+// abandon records a request whose handler ended without finishing its
+// record (a panic): the client got a 500 or a cut connection.
+func (u *tally) abandon() {
+	u.finish(http.StatusInternalServerError, provider.Usage{}, "server_error", false)
+}
+
+// fail records and writes an error of the gateway's own.
+func (h *Handler) fail(w http.ResponseWriter, u *tally, e *Error) {
+	u.finish(e.Status, provider.Usage{}, e.Type, false)
+	WriteError(w, e)
+}
+
+// checkBudget returns the 429 for a request over a monthly spend limit.
+func (h *Handler) checkBudget(r *http.Request) *Error {
+	if h.opt.Budget == nil {
+		return nil
+	}
+	p, _ := auth.FromContext(r.Context())
+	err := h.opt.Budget.Check(r.Context(), time.Now(), p.AccountID, p.KeyID,
+		p.AccountLimits.MonthlyBudget, p.KeyLimits.MonthlyBudget)
+	var ob *limits.OverBudget
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ob):
+		return overBudget(ob, time.Now())
+	}
+	h.opt.Log.Error("budget check", "id", server.RecordFrom(r.Context()).ID, "err", err)
+	e := serverError(http.StatusServiceUnavailable, "Spend limits cannot be checked just now. Please retry.")
+	e.RetryAfter = 1
+	return e
+}
+
+// overBudget is the spec's 429 for an account limit: rate_limit_error and
+// no code, with a message that says which limit and when it resets.
+func overBudget(ob *limits.OverBudget, now time.Time) *Error {
+	whose := "The account's"
+	if ob.Scope == "key" {
+		whose = "This API key's"
+	}
+	return &Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error", NoCode: true,
+		RetryAfter: max(int(ob.Reset.Sub(now)/time.Second)+1, 1),
+		Message: fmt.Sprintf("%s monthly spend limit of %s was reached: %s spent in %s (UTC). "+
+			"Requests resume on %s UTC, or as soon as the limit is raised.",
+			whose, ob.Limit.Dollars(), ob.Spent.Dollars(), ob.Reset.AddDate(0, -1, 0).Format("January 2006"),
+			ob.Reset.Format("2006-01-02"))}
+}
