@@ -8,15 +8,21 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchyard-gw/switchyard/internal/alerts"
 	"github.com/switchyard-gw/switchyard/internal/api"
 	"github.com/switchyard-gw/switchyard/internal/apikey"
 	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/events"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/limits"
+	"github.com/switchyard-gw/switchyard/internal/meter"
 	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
@@ -29,6 +35,12 @@ type App struct {
 	auth    *auth.Authenticator
 	watcher *events.Watcher
 	server  *server.Server
+	meter   *meter.Meter
+	spend   limits.Spend
+	redis   *redis.Client    // nil without SWITCHYARD_REDIS_URL
+	rates   *limits.Fallback // nil without Redis: Memory is used directly
+	alerts  *alerts.Observer
+	worker  *alerts.Worker
 }
 
 // New opens and migrates the store and builds the components. The caller
@@ -51,7 +63,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		log.Info("applied migrations", "count", n, "dialect", st.Dialect())
 	}
 	a := &App{cfg: cfg, log: log, store: st}
-	a.auth = auth.New(keyLookup{st}, auth.Options{
+	a.auth = auth.New(keyLookup{st, cfg.Limits}, auth.Options{
 		LastUsedInterval:  cfg.Auth.LastUsedInterval,
 		NegativeCacheSize: cfg.Auth.NegativeCacheSize,
 		Logger:            log,
@@ -63,18 +75,33 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		now = time.Now
 	}
 	routes, err := Routes(cfg, now)
+	if err == nil {
+		err = a.buildMetering()
+	}
+	if err == nil {
+		// Records journaled by an earlier process that died are written
+		// before the server listens, so spend starts from a complete
+		// ledger.
+		err = a.recoverUsage(ctx)
+	}
 	if err != nil {
-		st.Close()
+		a.Close()
 		return nil, err
 	}
-	h := api.New(api.Options{
+	opt := api.Options{
 		Gateway:        gateway.New(routes),
 		Now:            now,
 		Auth:           a.auth,
 		Log:            log,
 		Ready:          st.Ping,
 		WildcardModels: cfg.Models.Listing == "wildcard",
-	})
+	}
+	if a.meter != nil {
+		opt.Meter = a.meter
+		opt.Budget = limits.NewBudget(a.spend, cfg.Limits.FailClosed, log)
+	}
+	opt.Rates, opt.OutputAllowance = a.buildRates(), cfg.Limits.OutputAllowance
+	h := api.New(opt)
 	a.server = server.New(cfg.Server, cfg.TLS, h, log)
 	return a, nil
 }
@@ -82,8 +109,13 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 // Store returns the app's store.
 func (a *App) Store() *store.Store { return a.store }
 
-// Close closes the store.
-func (a *App) Close() error { return a.store.Close() }
+// Close closes the store and the Redis client.
+func (a *App) Close() error {
+	if a.redis != nil {
+		a.redis.Close()
+	}
+	return a.store.Close()
+}
 
 // RevokeKey revokes a key and drops it from this process's cache before
 // returning, so the very next request with it is refused; other processes
@@ -113,6 +145,13 @@ func (a *App) onChange(c events.Change) {
 		a.auth.Invalidate(h)
 	case events.KindAccount:
 		a.auth.InvalidateAccount(c.Ref)
+		if a.alerts != nil {
+			a.alerts.Invalidate(c.Ref)
+		}
+	case events.KindAlerts:
+		if a.alerts != nil {
+			a.alerts.Invalidate(c.Ref)
+		}
 	}
 }
 
@@ -130,16 +169,120 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { a.auth.RunTouches(bg, a.store) })
+	// The meter stops after the server has drained, so that the last
+	// requests' records are written.
+	meterCtx, stopMeter := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopMeter()
+	var meterDone sync.WaitGroup
+	if a.meter != nil {
+		meterDone.Go(func() { a.meter.Run(meterCtx) })
+	}
+	if rs, ok := a.spend.(*limits.RedisSpend); ok {
+		wg.Go(func() { rs.Run(bg) })
+	}
+	if a.alerts != nil {
+		wg.Go(func() { a.alerts.Run(bg) })
+		wg.Go(func() { a.worker.Run(bg) })
+	}
 
 	err = a.server.Serve(ctx)
+	stopMeter()
+	meterDone.Wait()
 	stopBG()
 	waitWatcher()
 	wg.Wait()
 	return err
 }
 
+// buildMetering makes the month-to-date spend (in memory, or in Redis
+// when configured) and the meter that feeds it.
+func (a *App) buildMetering() error {
+	cfg := a.cfg
+	if cfg.Redis.URL != "" {
+		opt, err := redis.ParseURL(cfg.Redis.URL)
+		if err != nil {
+			return fmt.Errorf("redis.url: %w", err)
+		}
+		a.redis = redis.NewClient(opt)
+	}
+	if !cfg.Metering.Enabled {
+		return nil
+	}
+	if err := a.buildAlerts(); err != nil {
+		return err
+	}
+	if a.redis != nil {
+		a.spend = limits.NewRedisSpend(a.redis, redisPrefix, a.store, a.alerts, a.log)
+	} else {
+		a.spend = limits.NewMemorySpend(a.store, a.alerts)
+	}
+	m, err := meter.New(a.store, meter.Options{
+		Dir:           cfg.JournalDir(),
+		QueueSize:     cfg.Metering.QueueSize,
+		BatchSize:     cfg.Metering.BatchSize,
+		FlushInterval: cfg.Metering.FlushInterval,
+		MemoryLimit:   cfg.Metering.MemoryLimit,
+		Spend:         a.spend,
+		Log:           a.log,
+	})
+	if err != nil {
+		return err
+	}
+	a.meter = m
+	return nil
+}
+
+// redisPrefix starts every key Switchyard keeps in Redis.
+const redisPrefix = "switchyard:"
+
+// buildRates returns the rate limiter: in process, or Redis with a
+// per-process fallback while Redis is unreachable.
+func (a *App) buildRates() api.RateLimiter {
+	mem := limits.NewMemory(nil)
+	if a.redis == nil {
+		return limits.NewRates(mem)
+	}
+	a.rates = limits.NewFallback(limits.NewRedis(a.redis, redisPrefix+"rl:"), mem, a.cfg.Limits.FailClosed, a.log)
+	return limits.NewRates(a.rates)
+}
+
+// buildAlerts makes the billing alert observer and delivery worker.
+func (a *App) buildAlerts() error {
+	cfg := a.cfg.Alerts
+	var nets []netip.Prefix
+	for _, n := range cfg.WebhookAllowedNetworks {
+		p, err := netip.ParsePrefix(n)
+		if err != nil {
+			return fmt.Errorf("alerts.webhook_allowed_networks: %w", err)
+		}
+		nets = append(nets, p)
+	}
+	a.worker = alerts.NewWorker(a.store, alerts.WorkerOptions{
+		Webhook: alerts.NewWebhook(alerts.WebhookOptions{AllowPrivate: cfg.WebhookAllowPrivate, AllowedNetworks: nets}),
+		Email: alerts.NewMailer(alerts.SMTPConfig{Host: cfg.SMTP.Host, Port: cfg.SMTP.Port, Username: cfg.SMTP.Username,
+			Password: cfg.SMTP.Password, From: cfg.SMTP.From, TLS: cfg.SMTP.TLS}, alerts.MailerOptions{}),
+		Log: a.log,
+	})
+	a.alerts = alerts.NewObserver(a.store, alerts.ObserverOptions{Worker: a.worker, Log: a.log})
+	return nil
+}
+
+func (a *App) recoverUsage(ctx context.Context) error {
+	if a.meter == nil {
+		return nil
+	}
+	_, err := a.meter.Recover(ctx)
+	return err
+}
+
+// Meter returns the app's usage meter (nil when metering is off).
+func (a *App) Meter() *meter.Meter { return a.meter }
+
 // keyLookup adapts the store to auth.KeyLookup.
-type keyLookup struct{ s *store.Store }
+type keyLookup struct {
+	s        *store.Store
+	defaults config.Limits
+}
 
 func (l keyLookup) LookupKey(ctx context.Context, h apikey.Hash) (auth.KeyState, error) {
 	ka, err := l.s.LookupKey(ctx, h.String())
@@ -151,8 +294,23 @@ func (l keyLookup) LookupKey(ctx context.Context, h apikey.Hash) (auth.KeyState,
 	}
 	return auth.KeyState{
 		Principal: auth.Principal{KeyID: ka.KeyID, AccountID: ka.AccountID,
-			AccountModels: ka.AccountModels, KeyModels: ka.KeyModels},
+			AccountModels: ka.AccountModels, KeyModels: ka.KeyModels,
+			AccountLimits: withDefaults(ka.AccountLimits, l.defaults.AccountRPM, l.defaults.AccountTPM),
+			KeyLimits:     withDefaults(ka.KeyLimits, l.defaults.KeyRPM, l.defaults.KeyTPM)},
 		Revoked:         ka.Revoked,
 		AccountDisabled: ka.AccountDisabled,
 	}, nil
+}
+
+// withDefaults resolves stored limits: a rate limit that is not set
+// takes the configured default.
+func withDefaults(l store.Limits, rpm, tpm int64) auth.Limits {
+	out := auth.Limits{RPM: l.RPM, TPM: l.TPM, MonthlyBudget: l.MonthlyBudget}
+	if out.RPM == 0 {
+		out.RPM = rpm
+	}
+	if out.TPM == 0 {
+		out.TPM = tpm
+	}
+	return out
 }

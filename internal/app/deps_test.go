@@ -11,7 +11,8 @@ import (
 // implemented in app (STYLE.md, "Package layout").
 func TestHotPathImports(t *testing.T) {
 	const mod = "github.com/switchyard-gw/switchyard/"
-	hot := []string{"internal/api", "internal/auth", "internal/server", "internal/apikey", "internal/events"}
+	hot := []string{"internal/api", "internal/auth", "internal/server", "internal/apikey", "internal/events",
+		"internal/meter", "internal/limits", "internal/alerts", "internal/gateway"}
 	banned := []string{mod + "internal/store", mod + "internal/dashboard", "github.com/jackc/pgx", "modernc.org/sqlite"}
 	for _, pkg := range hot {
 		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()

@@ -83,14 +83,15 @@ type Meter struct {
 	spilled    atomic.Int64 // records kept only in the journal for a while
 	lost       atomic.Int64 // records neither journaled nor queued
 	journalErr atomic.Int64 // failed journal writes
+	failures   atomic.Int64 // failed batch writes
 	down       atomic.Bool  // the sink is failing
 }
 
 // Stats are the meter's counters.
 type Stats struct {
-	Recorded, Written, Spilled, Lost, JournalErrors int64
-	Queued                                          int
-	SinkDown                                        bool
+	Recorded, Written, Spilled, Lost, JournalErrors, SinkFailures int64
+	Queued                                                        int
+	SinkDown                                                      bool
 }
 
 // New opens a journal segment in opt.Dir and returns a Meter writing to
@@ -110,7 +111,7 @@ func New(sink Sink, opt Options) (*Meter, error) {
 // Stats returns the counters.
 func (m *Meter) Stats() Stats {
 	return Stats{Recorded: m.recorded.Load(), Written: m.written.Load(), Spilled: m.spilled.Load(),
-		Lost: m.lost.Load(), JournalErrors: m.journalErr.Load(), Queued: len(m.queue), SinkDown: m.down.Load()}
+		Lost: m.lost.Load(), JournalErrors: m.journalErr.Load(), SinkFailures: m.failures.Load(), Queued: len(m.queue), SinkDown: m.down.Load()}
 }
 
 // Record journals r and queues it for the database. It never waits for

@@ -133,6 +133,7 @@ func (w *writer) writeBatch(ctx context.Context, items []item) bool {
 
 // failed notes a sink failure and schedules the next try.
 func (w *writer) failed(err error) {
+	w.m.failures.Add(1)
 	w.backoff = min(max(2*w.backoff, minRetry), maxRetry)
 	w.retryAt = time.Now().Add(w.backoff)
 	if !w.m.down.Swap(true) {
