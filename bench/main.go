@@ -88,15 +88,21 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 	}
 	defer stop(proxy)
 
-	gw, gwURL, key, err := startSwitchyard(dir, up.URL)
+	gw, gwURL, key, err := startSwitchyard(dir, "gw", up.URL, true)
 	if err != nil {
 		return err
 	}
 	defer stop(gw)
+	off, offURL, offKey, err := startSwitchyard(dir, "off", up.URL, false)
+	if err != nil {
+		return err
+	}
+	defer stop(off)
 
 	targets := []target{
 		{"direct", up.URL, "test-upstream-key", "gpt-5.4-mini", 0},
 		{"httputil.ReverseProxy", proxyURL + "/v1", "test-upstream-key", "gpt-5.4-mini", proxy.Process.Pid},
+		{"switchyard, metering off", offURL + "/v1", offKey, "gpt-5.4-mini", off.Process.Pid},
 		{"switchyard", gwURL + "/v1", key, "gpt-5.4-mini", gw.Process.Pid},
 	}
 	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d\n\n",
@@ -109,10 +115,10 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 			kind = "streaming (latency = time to last byte; TTFB p50 shown)"
 		}
 		fmt.Printf("## chat, %s\n\n", kind)
-		fmt.Println("| target | conc | req/s | p50 | p99 | TTFB p50 | added p50 | added p99 | % of proxy req/s |")
-		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Println("| target | conc | req/s | p50 | p99 | TTFB p50 | added p50 | added p99 | % of proxy req/s | % of metering off |")
+		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, c := range concs {
-			var direct, bare result
+			var direct, bare, unmetered result
 			for _, t := range targets {
 				res, err := load(t, c, duration, stream)
 				if err != nil {
@@ -123,17 +129,22 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 					direct = res
 				case "httputil.ReverseProxy":
 					bare = res
+				case "switchyard, metering off":
+					unmetered = res
 				}
-				added50, added99, share := "-", "-", "-"
+				added50, added99, share, metered := "-", "-", "-", "-"
 				if t.name != "direct" {
 					added50 = fmtDur(res.p50 - direct.p50)
 					added99 = fmtDur(res.p99 - direct.p99)
 				}
-				if t.name == "switchyard" && bare.rps > 0 {
+				if strings.HasPrefix(t.name, "switchyard") && bare.rps > 0 {
 					share = fmt.Sprintf("%.0f%%", 100*res.rps/bare.rps)
 				}
-				fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s |\n", t.name, c, res.rps,
-					fmtDur(res.p50), fmtDur(res.p99), fmtDur(res.ttfb50), added50, added99, share)
+				if t.name == "switchyard" && unmetered.rps > 0 {
+					metered = fmt.Sprintf("%.1f%%", 100*res.rps/unmetered.rps)
+				}
+				fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", t.name, c, res.rps,
+					fmtDur(res.p50), fmtDur(res.p99), fmtDur(res.ttfb50), added50, added99, share, metered)
 			}
 		}
 		fmt.Println()
@@ -214,15 +225,20 @@ func startProxy(self, upstream string) (*exec.Cmd, string, error) {
 }
 
 // startSwitchyard builds and starts the gateway on a fresh SQLite database
-// with OpenAI pointed at the fake upstream, and creates a key.
-func startSwitchyard(dir, upstream string) (*exec.Cmd, string, string, error) {
+// named for name, with OpenAI pointed at the fake upstream and metering on
+// or off, and creates a key.
+func startSwitchyard(dir, name, upstream string, metering bool) (*exec.Cmd, string, string, error) {
 	bin := filepath.Join(dir, "switchyard")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/switchyard")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return nil, "", "", fmt.Errorf("build switchyard: %w", err)
 	}
-	env := append(os.Environ(), "SWITCHYARD_DATABASE_URL="+filepath.Join(dir, "gw.db"),
+	cfg := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, "metering:\n  enabled: %v\n", metering), 0o600); err != nil {
+		return nil, "", "", err
+	}
+	env := append(os.Environ(), "SWITCHYARD_DATABASE_URL="+filepath.Join(dir, name+".db"),
 		"SWITCHYARD_LISTEN=127.0.0.1:0", "OPENAI_BASE_URL="+upstream, "OPENAI_API_KEY=test-upstream-key")
 	for _, args := range [][]string{{"accounts", "create", "--email", "bench@example.com"}} {
 		c := exec.Command(bin, args...)
@@ -242,7 +258,7 @@ func startSwitchyard(dir, upstream string) (*exec.Cmd, string, string, error) {
 		return nil, "", "", err
 	}
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(env, "SWITCHYARD_CONFIG=")
+	cmd.Env = append(env, "SWITCHYARD_CONFIG="+cfg)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		return nil, "", "", err
