@@ -97,7 +97,11 @@ func Start(opt Options) *Server {
 // streaming ones included) and waits for them and the serve loop to end.
 func (s *Server) Close() {
 	s.cancel()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Handlers end at once (their context is cancelled). Shutdown would
+	// wait up to 5s for a connection a client dialled but never used
+	// (net/http counts a new connection as active that long), so it gets
+	// a short grace and then the rest are closed.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	if err := s.srv.Shutdown(ctx); err != nil {
 		s.srv.Close()
