@@ -159,7 +159,6 @@ func testAlertOnce(t *testing.T, gs []*gateway, hook *hookReceiver, mail *mailRe
 	for (hook.count() < 1 || mail.count() < 1) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("delivered after %v", time.Until(deadline))
 	time.Sleep(1500 * time.Millisecond) // time for a duplicate to show up, if any
 	if hook.count() != 1 || mail.count() != 1 {
 		t.Fatalf("webhooks %d, emails %d; want exactly one each", hook.count(), mail.count())
