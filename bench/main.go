@@ -88,22 +88,26 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 	}
 	defer stop(proxy)
 
-	gw, gwURL, key, err := startSwitchyard(dir, "gw", up.URL, true)
-	if err != nil {
-		return err
-	}
-	defer stop(gw)
-	off, offURL, offKey, err := startSwitchyard(dir, "off", up.URL, false)
-	if err != nil {
-		return err
-	}
-	defer stop(off)
-
 	targets := []target{
 		{"direct", up.URL, "test-upstream-key", "gpt-5.4-mini", 0},
 		{"httputil.ReverseProxy", proxyURL + "/v1", "test-upstream-key", "gpt-5.4-mini", proxy.Process.Pid},
-		{"switchyard, metering off", offURL + "/v1", offKey, "gpt-5.4-mini", off.Process.Pid},
-		{"switchyard", gwURL + "/v1", key, "gpt-5.4-mini", gw.Process.Pid},
+	}
+	// Switchyard three times: without metering, as shipped (metering on,
+	// no rate limits configured), and with rate limits on every key and
+	// account, high enough never to refuse, so that the checks run on
+	// every request.
+	for _, v := range []struct{ name, config string }{
+		{"switchyard, metering off", "metering:\n  enabled: false\n"},
+		{"switchyard", ""},
+		{"switchyard, rate limits on", "limits:\n  key_rpm: 1000000000\n  key_tpm: 1000000000\n" +
+			"  account_rpm: 1000000000\n  account_tpm: 1000000000\n"},
+	} {
+		cmd, url, key, err := startSwitchyard(dir, fmt.Sprintf("gw%d", len(targets)), up.URL, v.config)
+		if err != nil {
+			return err
+		}
+		defer stop(cmd)
+		targets = append(targets, target{v.name, url + "/v1", key, "gpt-5.4-mini", cmd.Process.Pid})
 	}
 	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d\n\n",
 		duration, concList, latency, tokenDelay, words)
@@ -115,10 +119,10 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 			kind = "streaming (latency = time to last byte; TTFB p50 shown)"
 		}
 		fmt.Printf("## chat, %s\n\n", kind)
-		fmt.Println("| target | conc | req/s | p50 | p99 | TTFB p50 | added p50 | added p99 | % of proxy req/s | % of metering off |")
+		fmt.Println("| target | conc | req/s | p50 | p99 | TTFB p50 | added p50 | added p99 | % of proxy req/s | % of switchyard without this part |")
 		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, c := range concs {
-			var direct, bare, unmetered result
+			var direct, bare, unmetered, shipped result
 			for _, t := range targets {
 				res, err := load(t, c, duration, stream)
 				if err != nil {
@@ -131,6 +135,8 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 					bare = res
 				case "switchyard, metering off":
 					unmetered = res
+				case "switchyard":
+					shipped = res
 				}
 				added50, added99, share, metered := "-", "-", "-", "-"
 				if t.name != "direct" {
@@ -140,8 +146,11 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 				if strings.HasPrefix(t.name, "switchyard") && bare.rps > 0 {
 					share = fmt.Sprintf("%.0f%%", 100*res.rps/bare.rps)
 				}
-				if t.name == "switchyard" && unmetered.rps > 0 {
+				switch {
+				case t.name == "switchyard" && unmetered.rps > 0: // metering on vs off
 					metered = fmt.Sprintf("%.1f%%", 100*res.rps/unmetered.rps)
+				case t.name == "switchyard, rate limits on" && shipped.rps > 0: // limits on vs off
+					metered = fmt.Sprintf("%.1f%%", 100*res.rps/shipped.rps)
 				}
 				fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", t.name, c, res.rps,
 					fmtDur(res.p50), fmtDur(res.p99), fmtDur(res.ttfb50), added50, added99, share, metered)
@@ -225,9 +234,9 @@ func startProxy(self, upstream string) (*exec.Cmd, string, error) {
 }
 
 // startSwitchyard builds and starts the gateway on a fresh SQLite database
-// named for name, with OpenAI pointed at the fake upstream and metering on
-// or off, and creates a key.
-func startSwitchyard(dir, name, upstream string, metering bool) (*exec.Cmd, string, string, error) {
+// named for name, with OpenAI pointed at the fake upstream and the given
+// configuration file, and creates a key.
+func startSwitchyard(dir, name, upstream, config string) (*exec.Cmd, string, string, error) {
 	bin := filepath.Join(dir, "switchyard")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/switchyard")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -235,7 +244,7 @@ func startSwitchyard(dir, name, upstream string, metering bool) (*exec.Cmd, stri
 		return nil, "", "", fmt.Errorf("build switchyard: %w", err)
 	}
 	cfg := filepath.Join(dir, name+".yaml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, "metering:\n  enabled: %v\n", metering), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		return nil, "", "", err
 	}
 	env := append(os.Environ(), "SWITCHYARD_DATABASE_URL="+filepath.Join(dir, name+".db"),

@@ -107,7 +107,7 @@ func (w *writer) flush(ctx context.Context) {
 func (w *writer) writeBatch(ctx context.Context, items []item) bool {
 	recs := make([]Record, len(items))
 	for i := range items {
-		recs[i] = items[i].rec
+		recs[i] = *items[i].rec
 	}
 	if _, err := w.m.write(ctx, recs); err != nil {
 		w.failed(err)
