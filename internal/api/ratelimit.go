@@ -98,14 +98,22 @@ func (h *Handler) estimateTokens(c *gateway.Call, t route.Target) int64 {
 	return prompt + n*out
 }
 
+// rateHeaders are the canonical names of OpenAI's x-ratelimit-* headers,
+// set without canonicalising them again on every request.
+var rateHeaders = map[string][3]string{
+	"requests": {"X-Ratelimit-Limit-Requests", "X-Ratelimit-Remaining-Requests", "X-Ratelimit-Reset-Requests"},
+	"tokens":   {"X-Ratelimit-Limit-Tokens", "X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens"},
+}
+
 // setRateHeaders sets OpenAI's x-ratelimit-*-<kind> headers from d.
 func setRateHeaders(h http.Header, kind string, d *limits.Decision) {
 	if d == nil {
 		return
 	}
-	h.Set("x-ratelimit-limit-"+kind, strconv.FormatInt(d.Limit, 10))
-	h.Set("x-ratelimit-remaining-"+kind, strconv.FormatInt(d.Remaining, 10))
-	h.Set("x-ratelimit-reset-"+kind, resetString(d.ResetAfter))
+	names := rateHeaders[kind]
+	h[names[0]] = []string{strconv.FormatInt(d.Limit, 10)}
+	h[names[1]] = []string{strconv.FormatInt(d.Remaining, 10)}
+	h[names[2]] = []string{resetString(d.ResetAfter)}
 }
 
 // resetString formats a reset time as OpenAI does: "1s", "6m0s", "20ms".

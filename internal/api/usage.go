@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/auth"
@@ -45,12 +47,25 @@ func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally
 		start = time.Now()
 	}
 	return &tally{h: h, rec: meter.Record{
-		ID: "usg_" + rand.Text(), RequestID: sr.ID, Time: start,
+		ID: recordID(start), RequestID: sr.ID, Time: start,
 		AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: c.Endpoint.String(),
 		Model: c.Model, Provider: t.Provider.Name(), UpstreamModel: t.UpstreamID,
 		InputPrice: int64(t.Model.InputPrice), OutputPrice: int64(t.Model.OutputPrice),
 		PriceVersion: h.opt.Gateway.Routes().PriceVersion(), Streamed: c.Stream,
 	}}
+}
+
+// recordID returns a unique record ID that sorts by time: the arrival in
+// nanoseconds (base 32, 13 digits until the year 2083) and 10 random
+// characters. Time order makes the ledger's inserts appends to its
+// primary key index rather than random insertions.
+func recordID(t time.Time) string {
+	var b [4 + 13 + 10]byte
+	copy(b[:], "usg_")
+	ts := strconv.AppendUint(b[4:4], uint64(t.UnixNano()), 32)
+	n := 4 + len(ts)
+	n += copy(b[n:], strings.ToLower(rand.Text()[:10]))
+	return string(b[:n])
 }
 
 // firstChunk notes the time to the first streamed chunk.

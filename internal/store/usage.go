@@ -31,13 +31,13 @@ const usageColumnCount = 24
 // many were new. Writers on several replicas take row locks in the same
 // order (records by ID, then rollup rows by key), so they never deadlock.
 func (s *Store) WriteUsage(ctx context.Context, recs []meter.Record) (int, error) {
-	recs = uniqueByID(recs)
-	if len(recs) == 0 {
+	unique := uniqueByID(recs)
+	if len(unique) == 0 {
 		return 0, nil
 	}
 	var inserted []*meter.Record
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		for chunk := range slices.Chunk(recs, usageChunk) {
+		for chunk := range slices.Chunk(unique, usageChunk) {
 			got, err := s.insertUsage(ctx, tx, chunk)
 			if err != nil {
 				return err
@@ -52,20 +52,23 @@ func (s *Store) WriteUsage(ctx context.Context, recs []meter.Record) (int, error
 	return len(inserted), nil
 }
 
-// uniqueByID returns recs sorted by ID with repeated IDs dropped (the
-// first one of each stays, as the database would keep it).
-func uniqueByID(recs []meter.Record) []meter.Record {
-	out := slices.Clone(recs)
-	slices.SortStableFunc(out, func(a, b meter.Record) int { return strings.Compare(a.ID, b.ID) })
-	return slices.CompactFunc(out, func(a, b meter.Record) bool { return a.ID == b.ID })
+// uniqueByID returns pointers to recs sorted by ID with repeated IDs
+// dropped (the first one of each stays, as the database would keep it).
+// Pointers, not copies: a batch is hundreds of records.
+func uniqueByID(recs []meter.Record) []*meter.Record {
+	out := make([]*meter.Record, len(recs))
+	for i := range recs {
+		out[i] = &recs[i]
+	}
+	slices.SortStableFunc(out, func(a, b *meter.Record) int { return strings.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(out, func(a, b *meter.Record) bool { return a.ID == b.ID })
 }
 
 // insertUsage inserts recs (unique IDs) and returns those that were new.
-func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, recs []meter.Record) ([]*meter.Record, error) {
+func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, recs []*meter.Record) ([]*meter.Record, error) {
 	args := make([]any, 0, len(recs)*usageColumnCount)
 	byID := make(map[string]*meter.Record, len(recs))
-	for i := range recs {
-		r := &recs[i]
+	for _, r := range recs {
 		byID[r.ID] = r
 		args = append(args, r.ID, r.RequestID, millis(r.Time), r.AccountID, r.KeyID, r.Endpoint, r.Model,
 			r.Provider, r.UpstreamModel, r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens,
