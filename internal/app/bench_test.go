@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
 )
@@ -17,12 +18,26 @@ import (
 func BenchmarkGatewayChat(b *testing.B) {
 	up := fakeupstream.Start(fakeupstream.Options{})
 	defer up.Close()
-	g := startWith(b, storetest.SQLiteURL(b), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
-	key, _ := g.newKey(b, "bench@example.com")
-	client := benchClient(b)
-	for _, stream := range []bool{false, true} {
-		b.Run(map[bool]string{false: "plain", true: "stream"}[stream], func(b *testing.B) {
-			benchChat(b, client, g.URL+"/v1", key, stream)
+	variants := []struct {
+		name string
+		mut  func(*config.Config)
+	}{
+		{"metering-off", func(c *config.Config) { c.Metering.Enabled = false }},
+		{"shipped", nil},
+		{"limits-on", func(c *config.Config) {
+			c.Limits.KeyRPM, c.Limits.KeyTPM, c.Limits.AccountRPM, c.Limits.AccountTPM = 1e9, 1e9, 1e9, 1e9
+		}},
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			g := startWith(b, storetest.SQLiteURL(b), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, v.mut)
+			key, _ := g.newKey(b, "bench@example.com")
+			client := benchClient(b)
+			for _, stream := range []bool{false, true} {
+				b.Run(map[bool]string{false: "plain", true: "stream"}[stream], func(b *testing.B) {
+					benchChat(b, client, g.URL+"/v1", key, stream)
+				})
+			}
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,6 +51,9 @@ type Store struct {
 	log      *slog.Logger
 	poll     time.Duration
 	now      func() time.Time
+
+	stmtMu    sync.Mutex
+	usageStmt *sql.Stmt // guarded by stmtMu: see usageInsert
 }
 
 // Open connects to the database named by url: a postgres:// URL, or else a
@@ -146,7 +150,14 @@ func (s *Store) Dialect() string {
 }
 
 // Close closes the pool.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	if s.usageStmt != nil {
+		s.usageStmt.Close()
+	}
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }

@@ -64,16 +64,28 @@ func uniqueByID(recs []meter.Record) []*meter.Record {
 	return slices.CompactFunc(out, func(a, b *meter.Record) bool { return a.ID == b.ID })
 }
 
-// insertUsage inserts recs (unique IDs) and returns those that were new.
+// usageArgs returns r's values in usageColumns order.
+func usageArgs(r *meter.Record) []any {
+	return []any{r.ID, r.RequestID, millis(r.Time), r.AccountID, r.KeyID, r.Endpoint, r.Model,
+		r.Provider, r.UpstreamModel, r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens,
+		r.Estimated, r.InputPrice, r.OutputPrice, r.PriceVersion, int64(r.Cost), r.Latency.Microseconds(),
+		r.TTFT.Microseconds(), r.Status, r.ErrorType, r.Streamed, r.Cancelled}
+}
+
+// insertUsage inserts recs (unique IDs) and returns those that were new:
+// on PostgreSQL in one multi-row statement (pgx caches its plan), on
+// SQLite with one prepared single-row statement per record, which SQLite
+// runs about a third faster than a statement of thousands of parameters
+// that it would parse again for every batch.
 func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, recs []*meter.Record) ([]*meter.Record, error) {
+	if !s.postgres {
+		return s.insertUsageEach(ctx, tx, recs)
+	}
 	args := make([]any, 0, len(recs)*usageColumnCount)
 	byID := make(map[string]*meter.Record, len(recs))
 	for _, r := range recs {
 		byID[r.ID] = r
-		args = append(args, r.ID, r.RequestID, millis(r.Time), r.AccountID, r.KeyID, r.Endpoint, r.Model,
-			r.Provider, r.UpstreamModel, r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens,
-			r.Estimated, r.InputPrice, r.OutputPrice, r.PriceVersion, int64(r.Cost), r.Latency.Microseconds(),
-			r.TTFT.Microseconds(), r.Status, r.ErrorType, r.Streamed, r.Cancelled)
+		args = append(args, usageArgs(r)...)
 	}
 	rows, err := tx.QueryContext(ctx, `INSERT INTO usage_records (`+usageColumns+`) VALUES `+
 		s.placeholders(len(recs), usageColumnCount)+` ON CONFLICT (id) DO NOTHING RETURNING id`, args...)
@@ -93,6 +105,43 @@ func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, recs []*meter.Recor
 		return nil, fmt.Errorf("insert records: %w", err)
 	}
 	return out, nil
+}
+
+func (s *Store) insertUsageEach(ctx context.Context, tx *sql.Tx, recs []*meter.Record) ([]*meter.Record, error) {
+	stmt, err := s.usageInsert(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("insert records: %w", err)
+	}
+	st := tx.StmtContext(ctx, stmt)
+	defer st.Close()
+	var out []*meter.Record
+	for _, r := range recs {
+		res, err := st.ExecContext(ctx, usageArgs(r)...)
+		if err != nil {
+			return nil, fmt.Errorf("insert records: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, fmt.Errorf("insert records: %w", err)
+		} else if n == 1 {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// usageInsert returns the single-row insert, prepared on first use.
+func (s *Store) usageInsert(ctx context.Context) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if s.usageStmt == nil {
+		st, err := s.db.PrepareContext(ctx, `INSERT INTO usage_records (`+usageColumns+`) VALUES `+
+			s.placeholders(1, usageColumnCount)+` ON CONFLICT (id) DO NOTHING`)
+		if err != nil {
+			return nil, err
+		}
+		s.usageStmt = st
+	}
+	return s.usageStmt, nil
 }
 
 // dailyKey identifies a usage_daily row.
