@@ -2,7 +2,6 @@ package meter
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -50,7 +49,7 @@ type journal struct {
 	mu     sync.Mutex
 	cur    *segment   // guarded by mu
 	sealed []*segment // guarded by mu: waiting for their records to commit
-	enc    bytes.Buffer
+	enc    []byte // guarded by mu: the line being written
 }
 
 // openJournal creates dir if needed and opens a new segment in it.
@@ -91,12 +90,9 @@ func (j *journal) appendLocked(r *Record) (*segment, error) {
 			return nil, err
 		}
 	}
-	j.enc.Reset()
-	if err := json.NewEncoder(&j.enc).Encode(r); err != nil {
-		return nil, fmt.Errorf("usage journal: encode: %w", err)
-	}
+	j.enc = appendJSON(j.enc[:0], r)
 	seg := j.cur
-	n, err := seg.f.Write(j.enc.Bytes())
+	n, err := seg.f.Write(j.enc)
 	seg.size += int64(n)
 	seg.written++
 	if err != nil {

@@ -1,0 +1,44 @@
+package meter
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnewline\n\x00\x1f", "héllo 日本", "bad \xff utf8", "</script>&"} {
+		r := Record{ID: "usg_" + s, RequestID: s, Time: time.Date(2026, 11, 23, 1, 2, 3, 456789, time.FixedZone("X", 3600)),
+			AccountID: "acct_a", KeyID: s, Endpoint: "chat.completions", Model: s, Provider: "openai", UpstreamModel: s,
+			PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3, CachedTokens: 4, Estimated: true, InputPrice: 5,
+			OutputPrice: 6, PriceVersion: "prices-x", Cost: 7, Latency: 8 * time.Millisecond, TTFT: 9, Status: 499,
+			ErrorType: s, Streamed: true, Cancelled: true}
+		var got, want Record
+		if err := json.Unmarshal(appendJSON(nil, &r), &got); err != nil {
+			t.Fatalf("%q: %v\n%s", s, err, appendJSON(nil, &r))
+		}
+		ref, _ := json.Marshal(&r)
+		json.Unmarshal(ref, &want)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q: (-encoding/json +appendJSON)\n%s", s, diff)
+		}
+	}
+}
+
+func FuzzAppendJSON(f *testing.F) {
+	f.Add("usg_1", "model", "\x00\"\\")
+	f.Fuzz(func(t *testing.T, id, model, errType string) {
+		r := Record{ID: id, Model: model, ErrorType: errType, Time: time.Unix(1, 2).UTC()}
+		var got, want Record
+		if err := json.Unmarshal(appendJSON(nil, &r), &got); err != nil {
+			t.Fatalf("not JSON: %v", err)
+		}
+		ref, _ := json.Marshal(&r)
+		json.Unmarshal(ref, &want)
+		if !cmp.Equal(want, got) {
+			t.Errorf("differs: %s", cmp.Diff(want, got))
+		}
+	})
+}
