@@ -49,7 +49,7 @@ type journal struct {
 	mu     sync.Mutex
 	cur    *segment   // guarded by mu
 	sealed []*segment // guarded by mu: waiting for their records to commit
-	enc    []byte // guarded by mu: the line being written
+	enc    []byte     // guarded by mu: the line being written
 }
 
 // openJournal creates dir if needed and opens a new segment in it.
