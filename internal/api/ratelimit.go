@@ -51,13 +51,16 @@ func (h *Handler) reserve(w http.ResponseWriter, r *http.Request, c *gateway.Cal
 	}
 	hdr := w.Header()
 	if out.Refused != nil {
-		setRateHeaders(hdr, "requests", out.Requests)
-		setRateHeaders(hdr, "tokens", out.Tokens)
-		setRateHeaders(hdr, out.Refused.Kind, &out.Refused.Decision)
+		if out.Refused.Kind == "requests" {
+			out.Requests, out.HasRequests = out.Refused.Decision, true
+		} else {
+			out.Tokens, out.HasTokens = out.Refused.Decision, true
+		}
+	}
+	setRateHeaders(hdr, out)
+	if out.Refused != nil {
 		return nil, rateLimited(hdr, out.Refused)
 	}
-	setRateHeaders(hdr, "requests", out.Requests)
-	setRateHeaders(hdr, "tokens", out.Tokens)
 	return &reservation{subject: s, tokens: tokens}, nil
 }
 
@@ -98,22 +101,28 @@ func (h *Handler) estimateTokens(c *gateway.Call, t route.Target) int64 {
 	return prompt + n*out
 }
 
-// rateHeaders are the canonical names of OpenAI's x-ratelimit-* headers,
-// set without canonicalising them again on every request.
-var rateHeaders = map[string][3]string{
-	"requests": {"X-Ratelimit-Limit-Requests", "X-Ratelimit-Remaining-Requests", "X-Ratelimit-Reset-Requests"},
-	"tokens":   {"X-Ratelimit-Limit-Tokens", "X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens"},
-}
+// The canonical names of OpenAI's x-ratelimit-* headers, set without
+// canonicalising them again on every request.
+var (
+	requestHeaders = [3]string{"X-Ratelimit-Limit-Requests", "X-Ratelimit-Remaining-Requests", "X-Ratelimit-Reset-Requests"}
+	tokenHeaders   = [3]string{"X-Ratelimit-Limit-Tokens", "X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens"}
+)
 
-// setRateHeaders sets OpenAI's x-ratelimit-*-<kind> headers from d.
-func setRateHeaders(h http.Header, kind string, d *limits.Decision) {
-	if d == nil {
-		return
+// setRateHeaders sets OpenAI's x-ratelimit-* headers for the limits that
+// apply, with one allocation for all their value slices.
+func setRateHeaders(h http.Header, out limits.Outcome) {
+	vals := make([]string, 0, 6)
+	set := func(names [3]string, d limits.Decision) {
+		i := len(vals)
+		vals = append(vals, strconv.FormatInt(d.Limit, 10), strconv.FormatInt(d.Remaining, 10), resetString(d.ResetAfter))
+		h[names[0]], h[names[1]], h[names[2]] = vals[i:i+1:i+1], vals[i+1:i+2:i+2], vals[i+2:i+3:i+3]
 	}
-	names := rateHeaders[kind]
-	h[names[0]] = []string{strconv.FormatInt(d.Limit, 10)}
-	h[names[1]] = []string{strconv.FormatInt(d.Remaining, 10)}
-	h[names[2]] = []string{resetString(d.ResetAfter)}
+	if out.HasRequests {
+		set(requestHeaders, out.Requests)
+	}
+	if out.HasTokens {
+		set(tokenHeaders, out.Tokens)
+	}
 }
 
 // resetString formats a reset time as OpenAI does: "1s", "6m0s", "20ms".

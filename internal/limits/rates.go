@@ -26,11 +26,14 @@ type Refusal struct {
 }
 
 // Outcome is the result of Reserve: the binding decision for requests
-// and for tokens (the one with the least remaining; nil when unlimited),
-// for the x-ratelimit-* headers, and the refusal if any.
+// and for tokens (the one with the least remaining), for the
+// x-ratelimit-* headers, and the refusal if any.
 type Outcome struct {
-	Requests, Tokens *Decision
-	Refused          *Refusal
+	Requests, Tokens Decision
+	// HasRequests and HasTokens report whether an RPM or a TPM limit
+	// applies (else the decision is zero).
+	HasRequests, HasTokens bool
+	Refused                *Refusal
 }
 
 // Rates enforces requests and tokens per minute, per key and per account,
@@ -84,22 +87,23 @@ func (r *Rates) Reserve(ctx context.Context, s Subject, tokens int64) (Outcome, 
 			tokDec[i-2] = d
 		}
 	}
-	out.Requests = binding(reqDec, checks[0].limit, checks[1].limit)
-	out.Tokens = binding(tokDec, checks[2].limit, checks[3].limit)
+	out.Requests, out.HasRequests = binding(reqDec, checks[0].limit, checks[1].limit)
+	out.Tokens, out.HasTokens = binding(tokDec, checks[2].limit, checks[3].limit)
 	return out, nil
 }
 
-// binding returns the decision of the two with the least remaining.
-func binding(d [2]Decision, keyLimit, acctLimit int64) *Decision {
+// binding returns the decision of the two with the least remaining, and
+// whether either limit applies.
+func binding(d [2]Decision, keyLimit, acctLimit int64) (Decision, bool) {
 	switch {
 	case keyLimit <= 0 && acctLimit <= 0:
-		return nil
+		return Decision{}, false
 	case keyLimit <= 0:
-		return &d[1]
+		return d[1], true
 	case acctLimit <= 0 || d[0].Remaining <= d[1].Remaining:
-		return &d[0]
+		return d[0], true
 	}
-	return &d[1]
+	return d[1], true
 }
 
 // giveBack returns what the passed checks took.

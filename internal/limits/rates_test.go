@@ -77,7 +77,7 @@ func TestRatesTokens(t *testing.T) {
 		t.Fatalf("without settling, the next 600 must be refused: %+v", out.Refused)
 	}
 	// No limits: nothing to report.
-	if out, err := r.Reserve(ctx, limits.Subject{AccountID: "a", KeyID: "k"}, 10); err != nil || out.Requests != nil || out.Tokens != nil {
+	if out, err := r.Reserve(ctx, limits.Subject{AccountID: "a", KeyID: "k"}, 10); err != nil || out.HasRequests || out.HasTokens {
 		t.Errorf("unlimited: %+v %v", out, err)
 	}
 }
