@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -54,5 +56,89 @@ func TestRateLimit429(t *testing.T) {
 	}
 	if resp.Header.Get("x-ratelimit-remaining-requests") != "0" {
 		t.Errorf("429 headers %v", resp.Header)
+	}
+}
+
+// TestAccountAndTokenLimits: an account's RPM is shared by its keys, a TPM
+// limit reserves max_tokens and settles to real usage, a request larger
+// than the limit is refused for good, and limit changes apply at once.
+func TestAccountAndTokenLimits(t *testing.T) {
+	up := fakeupstream.Start(fakeupstream.Options{TokenDelay: 30 * time.Millisecond})
+	t.Cleanup(up.Close)
+	g := startWith(t, storetest.SQLiteURL(t), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
+	ctx := context.Background()
+	k1, _ := g.newKey(t, "acct-limit@example.com")
+	k2, k2ID := g.newKey(t, "acct-limit@example.com")
+	acct, _ := g.Store.AccountByEmail(ctx, "acct-limit@example.com")
+	set := func(u store.LimitsUpdate) {
+		t.Helper()
+		if err := g.Store.SetLimits(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // the change feed reaches the key cache
+	}
+	post := func(key, body string) (int, string) {
+		resp, _, raw := do(t, "POST", g.URL+"/v1/chat/completions",
+			map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}, body)
+		return resp.StatusCode, raw
+	}
+	hi := chatBody("gpt-4o-mini", "hi", false)
+	// Warm both keys into the cache first: a change must reach cached keys.
+	post(k1, hi)
+	post(k2, hi)
+	five := int64(5)
+	set(store.LimitsUpdate{AccountID: acct.ID, RPM: &five})
+	ok := 0
+	var last string
+	for i := range 10 {
+		status, raw := post([]string{k1, k2}[i%2], hi)
+		if status == 200 {
+			ok++
+		} else {
+			last = raw
+		}
+	}
+	if ok != 5 || !strings.Contains(last, "requests per minute on account "+acct.ID) {
+		t.Errorf("account limit 5 over two keys admitted %d; last refusal %s", ok, last)
+	}
+
+	tpm := int64(2000)
+	set(store.LimitsUpdate{AccountID: acct.ID, KeyID: k2ID, TPM: &tpm})
+	hundredK := int64(100000)
+	set(store.LimitsUpdate{AccountID: acct.ID, RPM: &hundredK})
+	big := `{"model":"gpt-4o-mini","max_tokens":3000,"messages":[{"role":"user","content":"hi"}]}`
+	resp, _, raw := do(t, "POST", g.URL+"/v1/chat/completions",
+		map[string]string{"Authorization": "Bearer " + k2, "Content-Type": "application/json"}, big)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "" || !strings.Contains(raw, "Request too large for tokens per minute") {
+		t.Errorf("max_tokens above the TPM limit: %d %v %s", resp.StatusCode, resp.Header.Get("Retry-After"), raw)
+	}
+	// Each request reserves ~600 tokens but the fake's answers use ~30:
+	// after settling, ten in a row pass where the reservations alone would
+	// have stopped the fourth.
+	mid := `{"model":"gpt-4o-mini","max_tokens":600,"messages":[{"role":"user","content":"hi"}]}`
+	for i := range 10 {
+		if status, raw := post(k2, mid); status != 200 {
+			t.Fatalf("request %d with max_tokens 600 under TPM 2000: %d %s", i, status, raw)
+		}
+	}
+	// While a stream holds a reservation of ~1700 tokens, another such
+	// request does not fit.
+	heavy := `{"model":"gpt-4o-mini","max_tokens":1700,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	done := make(chan int)
+	go func() {
+		status, _ := post(k2, heavy)
+		done <- status
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if status, raw := post(k2, heavy); status != 429 || !strings.Contains(raw, "tokens per minute on key "+k2ID) ||
+		!strings.Contains(raw, "requested ") {
+		t.Errorf("heavy request beside a running one: %d %s", status, raw)
+	}
+	if status := <-done; status != 200 {
+		t.Errorf("the running heavy stream: %d", status)
+	}
+	// Once it has finished and settled, there is room again.
+	if status, raw := post(k2, heavy); status != 200 {
+		t.Errorf("heavy request after the first settled: %d %s", status, raw)
 	}
 }
