@@ -24,8 +24,8 @@ func limitsSet(ctx context.Context, env Env, args []string) error {
 	email := fs.String("account", "", "owner's email `address` (required)")
 	keyID := fs.String("key", "", "key `ID` to limit instead of the whole account")
 	budget := fs.String("monthly-budget-usd", "", "spend limit per calendar month (UTC) in `USD`, e.g. 12.50; 0 removes it")
-	rpm := fs.Int64("rpm", 0, "requests per minute; 0 removes the limit")
-	tpm := fs.Int64("tpm", 0, "tokens per minute; 0 removes the limit")
+	rpm := fs.Int64("rpm", 0, "requests per minute; 0 clears it (the configured default applies: limits.key_rpm or limits.account_rpm, unlimited unless set)")
+	tpm := fs.Int64("tpm", 0, "tokens per minute; 0 clears it (the configured default applies: limits.key_tpm or limits.account_tpm, unlimited unless set)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -73,13 +73,13 @@ func limitsUpdate(fs *flag.FlagSet, rpm, tpm int64, budget string) (store.Limits
 	var u store.LimitsUpdate
 	if set["rpm"] {
 		if rpm < 0 {
-			return u, usageErr("--rpm: %d is negative (0 removes the limit)", rpm)
+			return u, usageErr("--rpm: %d is negative (0 clears it)", rpm)
 		}
 		u.RPM = &rpm
 	}
 	if set["tpm"] {
 		if tpm < 0 {
-			return u, usageErr("--tpm: %d is negative (0 removes the limit)", tpm)
+			return u, usageErr("--tpm: %d is negative (0 clears it)", tpm)
 		}
 		u.TPM = &tpm
 	}

@@ -109,7 +109,7 @@ func limitsAssignments(u LimitsUpdate) (string, []any, error) {
 			continue
 		}
 		if *f.v < 0 {
-			return "", nil, fmt.Errorf("%s must not be negative (0 removes the limit)", f.col)
+			return "", nil, fmt.Errorf("%s must not be negative (0 clears it)", f.col)
 		}
 		args = append(args, sql.NullInt64{Int64: *f.v, Valid: *f.v != 0})
 		cols = append(cols, f.col+" = $"+strconv.Itoa(len(args)))
