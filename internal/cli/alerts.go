@@ -35,15 +35,11 @@ func alertsAdd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	r.AccountID = acct.ID
 	if r.WebhookURL == "" && r.Email == "" {
 		r.Email = acct.Email
@@ -93,18 +89,11 @@ func alertsList(ctx context.Context, env Env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	if *email == "" {
-		return usageErr("--account is required")
-	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	rules, err := st.AlertRules(ctx, acct.ID)
 	if err != nil {
 		return err
@@ -139,15 +128,11 @@ func alertsRemove(ctx context.Context, env Env, args []string) error {
 	if fs.NArg() != 1 {
 		return usageErr("expected the alert ID: switchyard alerts remove --account EMAIL ID")
 	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	if err := st.RemoveAlertRule(ctx, acct.ID, fs.Arg(0)); err != nil {
 		return err
 	}

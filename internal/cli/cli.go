@@ -171,3 +171,22 @@ func subcommand(ctx context.Context, env Env, group string, args []string,
 	}
 	return fn(ctx, env, args[1:])
 }
+
+// openAccount opens the store, as openStore does, and finds the account
+// whose owner's email --account gave (a usage error when it gave none);
+// the caller closes the store.
+func openAccount(ctx context.Context, env Env, cfgPath, email string) (*store.Store, store.Account, error) {
+	if email == "" {
+		return nil, store.Account{}, usageErr("--account is required")
+	}
+	st, err := openStore(ctx, env, cfgPath)
+	if err != nil {
+		return nil, store.Account{}, err
+	}
+	acct, err := st.AccountByEmail(ctx, email)
+	if err != nil {
+		st.Close()
+		return nil, store.Account{}, err
+	}
+	return st, acct, nil
+}

@@ -38,15 +38,11 @@ func keysCreate(ctx context.Context, env Env, args []string) error {
 	if strings.TrimSpace(*name) == "" {
 		return usageErr("--name is required: give the key a descriptive name")
 	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	full := apikey.Generate()
 	hash, _ := apikey.Parse(full)
 	k, err := st.CreateKey(ctx, store.NewKey{AccountID: acct.ID, Name: strings.TrimSpace(*name), Hash: hash.String(),
@@ -71,18 +67,11 @@ func keysList(ctx context.Context, env Env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	if *email == "" {
-		return usageErr("--account is required")
-	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	keys, err := st.ListKeys(ctx, acct.ID)
 	if err != nil {
 		return err

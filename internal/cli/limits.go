@@ -37,15 +37,11 @@ func limitsSet(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	u.KeyID = *keyID
-	st, err := openStore(ctx, env, *cfgPath)
+	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	u.AccountID = acct.ID
 	if err := st.SetLimits(ctx, u); err != nil {
 		return err
@@ -103,18 +99,11 @@ func limitsShow(ctx context.Context, env Env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	if *email == "" {
-		return usageErr("--account is required")
-	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	keys, err := st.ListKeys(ctx, acct.ID)
 	if err != nil {
 		return err

@@ -34,15 +34,11 @@ func runUsage(ctx context.Context, env Env, args []string) error {
 	if *asJSON && *asCSV {
 		return usageErr("--json and --csv: give one of them")
 	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	q.AccountID = acct.ID
 	rows, err := st.UsageSummary(ctx, q)
 	if err != nil {
