@@ -3,9 +3,10 @@ package catalog
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
 // Price is a price per token in pico-USD (1e-12 USD), which is the same
@@ -27,26 +28,16 @@ func ParsePrice(s string) (Price, error) {
 	if strings.HasPrefix(s, "-") {
 		return 0, fmt.Errorf("price %q is negative", s)
 	}
-	whole, frac, hasDot := strings.Cut(s, ".")
-	if !isDigits(whole) || hasDot && !isDigits(frac) {
+	v, err := usd.ParseFixed(s, priceDecimals)
+	switch {
+	case errors.Is(err, usd.ErrSyntax):
 		return 0, fmt.Errorf("price %q is not a decimal number of USD per million tokens", s)
-	}
-	if len(frac) > priceDecimals {
+	case errors.Is(err, usd.ErrPrecision):
 		return 0, fmt.Errorf("price %q has more than %d decimal places", s, priceDecimals)
-	}
-	f := int64(0)
-	if frac != "" {
-		// At most 6 digits after padding: cannot overflow or fail.
-		f, _ = strconv.ParseInt(frac+strings.Repeat("0", priceDecimals-len(frac)), 10, 64)
-	}
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("price %q: %w", s, err)
-	}
-	if err != nil || w > (math.MaxInt64-f)/priceScale {
+	case errors.Is(err, usd.ErrRange):
 		return 0, fmt.Errorf("price %q is too large", s)
 	}
-	return Price(w*priceScale + f), nil
+	return Price(v), nil
 }
 
 // String formats p as USD per million tokens, with no trailing zeros:

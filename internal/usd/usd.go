@@ -28,31 +28,57 @@ const (
 	USD   Amount = Scale
 )
 
+// Errors of ParseFixed.
+var (
+	ErrSyntax    = errors.New("not a decimal number")
+	ErrPrecision = errors.New("too many decimal places")
+	ErrRange     = errors.New("too large")
+)
+
+// ParseFixed reads a non-negative decimal number exactly, without floats,
+// as an integer in units of 10^-decimals: ParseFixed("0.0375", 6) is
+// 37500. It accepts digits with an optional fraction of 1 to decimals
+// digits, and rejects signs, exponents, spaces and anything else.
+func ParseFixed(s string, decimals int) (int64, error) {
+	whole, frac, hasDot := strings.Cut(s, ".")
+	if !digits(whole) || hasDot && !digits(frac) {
+		return 0, ErrSyntax
+	}
+	if len(frac) > decimals {
+		return 0, ErrPrecision
+	}
+	f := int64(0)
+	if frac != "" {
+		// At most decimals digits after padding: cannot fail.
+		f, _ = strconv.ParseInt(frac+strings.Repeat("0", decimals-len(frac)), 10, 64)
+	}
+	scale := int64(math.Pow10(decimals))
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, ErrSyntax
+	}
+	if err != nil || w > (math.MaxInt64-f)/scale {
+		return 0, ErrRange
+	}
+	return w*scale + f, nil
+}
+
 // Parse reads a non-negative decimal number of dollars exactly, without
 // floats: "12.5" → 12.5 USD. It accepts digits with an optional fraction of
 // up to 12 digits and an optional leading "$"; it rejects signs, exponents,
 // spaces and anything else.
 func Parse(s string) (Amount, error) {
 	s = strings.TrimPrefix(s, "$")
-	whole, frac, hasDot := strings.Cut(s, ".")
-	if !digits(whole) || hasDot && !digits(frac) {
+	v, err := ParseFixed(s, decimals)
+	switch {
+	case errors.Is(err, ErrSyntax):
 		return 0, fmt.Errorf("%q is not a decimal number of US dollars", s)
-	}
-	if len(frac) > decimals {
+	case errors.Is(err, ErrPrecision):
 		return 0, fmt.Errorf("%q has more than %d decimal places", s, decimals)
-	}
-	f := int64(0)
-	if frac != "" {
-		f, _ = strconv.ParseInt(frac+strings.Repeat("0", decimals-len(frac)), 10, 64)
-	}
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%q: %w", s, err)
-	}
-	if err != nil || w > (math.MaxInt64-f)/Scale {
+	case errors.Is(err, ErrRange):
 		return 0, fmt.Errorf("%q is too large (at most 9223372 USD)", s)
 	}
-	return Amount(w*Scale + f), nil
+	return Amount(v), nil
 }
 
 // String formats a as dollars with no trailing zeros beyond the cents:
