@@ -26,6 +26,8 @@ type Config struct {
 	Metering Metering `yaml:"metering"`
 	Limits   Limits   `yaml:"limits"`
 	Alerts   Alerts   `yaml:"alerts"`
+	// Dashboard is the account owners' web interface.
+	Dashboard Dashboard `yaml:"dashboard"`
 	// Providers lists the upstreams. Providers whose *_API_KEY or
 	// *_BASE_URL environment variable is set are added too. Default none.
 	Providers []Provider `yaml:"providers"`
@@ -176,6 +178,25 @@ type SMTP struct {
 	TLS string `yaml:"tls"`
 }
 
+// Dashboard configures the account owners' web interface.
+type Dashboard struct {
+	// Enabled serves the dashboard. Default true.
+	Enabled bool `yaml:"enabled"`
+	// Listen is a separate address to serve the dashboard on, under
+	// /dashboard as on the API's listener. Default "": the API's listener
+	// serves it under /dashboard.
+	Listen string `yaml:"listen"`
+	// AllowSignup lets anyone create an account on the sign-in page.
+	// Default false: accounts are created by the operator.
+	AllowSignup bool `yaml:"allow_signup"`
+	// SessionTTL is how long a sign-in lasts, however active. Default 12h.
+	SessionTTL time.Duration `yaml:"session_ttl"`
+	// SecureCookies is "auto" (the session cookie is Secure when the
+	// request came over TLS), "always" (behind a TLS-terminating proxy)
+	// or "never". Default auto.
+	SecureCookies string `yaml:"secure_cookies"`
+}
+
 // Limits configures how limits are enforced, and the rate limits of keys
 // and accounts that have none of their own (0 = unlimited).
 type Limits struct {
@@ -239,6 +260,7 @@ func Default() Config {
 			QueueSize:     65536,
 			MemoryLimit:   100000,
 		},
+		Dashboard: Dashboard{Enabled: true, SessionTTL: 12 * time.Hour, SecureCookies: "auto"},
 	}
 }
 
@@ -278,6 +300,9 @@ func (c *Config) Validate() error {
 		{"metering.flush_interval", positive(c.Metering.FlushInterval)},
 		{"metering.queue_size", minInt(int64(c.Metering.QueueSize), 1)},
 		{"metering.memory_limit", minInt(int64(c.Metering.MemoryLimit), 1)},
+		{"dashboard.listen", dashboardListenErr(c.Dashboard.Listen, c.Server.Listen)},
+		{"dashboard.session_ttl", minDuration(c.Dashboard.SessionTTL, time.Minute)},
+		{"dashboard.secure_cookies", oneOf(c.Dashboard.SecureCookies, "auto", "always", "never")},
 	}
 	for _, ch := range checks {
 		if ch.err != "" {
@@ -320,6 +345,23 @@ func listenErr(addr string) string {
 	}
 	if err != nil {
 		return fmt.Sprintf("expected host:port such as 127.0.0.1:8080, got %q", addr)
+	}
+	return ""
+}
+
+func dashboardListenErr(addr, api string) string {
+	switch {
+	case addr == "":
+		return ""
+	case addr == api:
+		return fmt.Sprintf("expected another address than server.listen, or \"\" to serve the dashboard there, got %q", addr)
+	}
+	return listenErr(addr)
+}
+
+func minDuration(d, min time.Duration) string {
+	if d < min {
+		return fmt.Sprintf("expected a duration of at least %s, got %s", min, d)
 	}
 	return ""
 }

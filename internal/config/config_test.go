@@ -102,6 +102,12 @@ limits:
   account_rpm: 600
   account_tpm: 100000
   output_allowance: 512
+dashboard:
+  enabled: false
+  listen: "0.0.0.0:9091"
+  allow_signup: true
+  session_ttl: 30m
+  secure_cookies: always
 providers:
   - name: local
     type: openai_compatible
@@ -160,6 +166,8 @@ func TestLoadFullFile(t *testing.T) {
 		Alerts: Alerts{WebhookAllowedNetworks: []string{"10.20.0.0/16"}, SMTP: SMTP{Host: "mail.example.com", Port: 2525,
 			Username: "alerts", Password: "smtp-secret", From: "Switchyard <alerts@example.com>", TLS: "starttls"}},
 		Limits: Limits{FailClosed: true, KeyRPM: 60, KeyTPM: 10000, AccountRPM: 600, AccountTPM: 100000, OutputAllowance: 512},
+		Dashboard: Dashboard{Listen: "0.0.0.0:9091", AllowSignup: true, SessionTTL: 30 * time.Minute,
+			SecureCookies: "always"},
 		Providers: []Provider{
 			{
 				Name:      "local",
@@ -335,6 +343,13 @@ func TestLoadErrors(t *testing.T) {
 		{"zero batch", "metering:\n  batch_size: 0\n", nil, []string{"metering.batch_size", "at least 1"}, nil},
 		{"zero flush interval", "metering:\n  flush_interval: 0s\n", nil, []string{"metering.flush_interval", "positive"}, nil},
 		{"bad metering key", "metering:\n  enabled: maybe\n", nil, []string{"metering.enabled"}, nil},
+		{"dashboard on the api's address", "server:\n  listen: 127.0.0.1:8080\ndashboard:\n  listen: 127.0.0.1:8080\n", nil,
+			[]string{"dashboard.listen", "another address than server.listen"}, nil},
+		{"dashboard listen without port", "dashboard:\n  listen: localhost\n", nil, []string{"dashboard.listen", "expected host:port"}, nil},
+		{"short session", "dashboard:\n  session_ttl: 30s\n", nil, []string{"dashboard.session_ttl", "at least 1m0s"}, nil},
+		{"secure cookies as a bool", "dashboard:\n  secure_cookies: true\n", nil, []string{"dashboard.secure_cookies", "expected a string"}, nil},
+		{"unknown secure cookies", "dashboard:\n  secure_cookies: sometimes\n", nil,
+			[]string{"dashboard.secure_cookies", "expected one of auto, always, never"}, nil},
 		{"invalid yaml", "server:\n  listen: \":8080\"\n  read_timeout: 5s: 6s\n", nil, []string{"line 3", "yaml"}, nil},
 		{"bad indentation", "server:\n  listen: \":8080\"\n    read_timeout: 5s\n", nil, []string{"line", "yaml"}, nil},
 		{"unclosed quote", "log:\n  level: \"info\n", nil, []string{"line"}, nil},
