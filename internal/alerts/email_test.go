@@ -48,7 +48,10 @@ func newSMTPReceiver(t *testing.T, rcptErr error) *smtpReceiver {
 		srv.Serve(l)
 	}()
 	t.Cleanup(func() {
+		// Close the listener too: go-smtp's Close misses one that Serve
+		// has not registered yet, and Serve would then accept forever.
 		srv.Close()
+		l.Close()
 		<-done
 	})
 	return rc

@@ -66,7 +66,9 @@ func newMailReceiver(t *testing.T) *mailReceiver {
 	m.port = l.Addr().(*net.TCPAddr).Port
 	done := make(chan struct{})
 	go func() { defer close(done); srv.Serve(l) }()
-	t.Cleanup(func() { srv.Close(); <-done })
+	// Close the listener too: go-smtp's Close misses one that Serve has
+	// not registered yet.
+	t.Cleanup(func() { srv.Close(); l.Close(); <-done })
 	return m
 }
 
