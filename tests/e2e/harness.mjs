@@ -70,5 +70,8 @@ export async function startGateway() {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  return { baseURL, key: created.key, keyId: created.id, bin, env, stop };
+  // run runs another switchyard command (limits set, keys create, ...) on
+  // the gateway's database and returns its stdout.
+  const run = (...args) => execFileSync(bin, args, { env, encoding: 'utf8' });
+  return { baseURL, key: created.key, keyId: created.id, bin, env, run, stop };
 }
