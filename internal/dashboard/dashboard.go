@@ -1,0 +1,193 @@
+// Package dashboard serves the account owners' web interface: sign-in,
+// API keys, usage and cost, limits and billing alerts, as server-rendered
+// pages under /dashboard.
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/password"
+	"github.com/switchyard-gw/switchyard/internal/server"
+	"github.com/switchyard-gw/switchyard/internal/store"
+)
+
+// Prefix is the path the dashboard is served under.
+const Prefix = "/dashboard"
+
+// KeyRevoker revokes an API key so that the serving process refuses it
+// at once (implemented by *app.App; *store.Store revokes without telling
+// a cache).
+type KeyRevoker interface {
+	RevokeKey(ctx context.Context, id string) (store.Key, error)
+}
+
+// Options configure New.
+type Options struct {
+	Store *store.Store
+	// Revoker revokes keys. Default: Store, which leaves the serving
+	// process to learn of it from the change feed.
+	Revoker KeyRevoker
+	Config  config.Dashboard
+	// Limits are the configured defaults, shown where a key or account
+	// has no rate limit of its own.
+	Limits config.Limits
+	// Metering reports whether usage is recorded; without it budgets and
+	// billing alerts are not enforced, and the pages say so.
+	Metering bool
+	Log      *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Dashboard is the web interface's handler.
+type Dashboard struct {
+	store    *store.Store
+	revoker  KeyRevoker
+	cfg      config.Dashboard
+	limits   config.Limits
+	metering bool
+	log      *slog.Logger
+	now      func() time.Time
+
+	pages   map[string]*template.Template
+	static  map[string]staticFile
+	handler http.Handler
+
+	byEmail *throttle // failed sign-ins per email
+	byAddr  *throttle // failed sign-ins per client address
+	// dummyHash is checked against when an account has no password, so
+	// that every failed sign-in costs the same time.
+	dummyHash func() string
+}
+
+// New parses the templates (any error in them fails New) and builds the
+// routes.
+func New(opt Options) (*Dashboard, error) {
+	if opt.Store == nil {
+		return nil, errors.New("dashboard: a store is required")
+	}
+	d := &Dashboard{
+		store:    opt.Store,
+		revoker:  opt.Revoker,
+		cfg:      opt.Config,
+		limits:   opt.Limits,
+		metering: opt.Metering,
+		log:      opt.Log,
+		now:      opt.Now,
+		byEmail:  newThrottle(5, 15*time.Minute, 100_000),
+		byAddr:   newThrottle(20, 15*time.Minute, 100_000),
+	}
+	if d.revoker == nil {
+		d.revoker = opt.Store
+	}
+	if d.log == nil {
+		d.log = slog.Default()
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.cfg.SessionTTL <= 0 {
+		d.cfg.SessionTTL = 12 * time.Hour
+	}
+	d.dummyHash = sync.OnceValue(func() string {
+		h, _ := password.Hash("switchyard: no such account")
+		return h
+	})
+	var err error
+	if d.static, err = loadStatic(); err != nil {
+		return nil, err
+	}
+	if d.pages, err = d.parseTemplates(templateFS); err != nil {
+		return nil, err
+	}
+	d.handler = d.routes()
+	return d, nil
+}
+
+// routes registers every page. Handlers that need a signed-in owner go
+// through auth, which also checks the CSRF token of every POST.
+func (d *Dashboard) routes() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern string, h http.Handler) {
+		mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			server.RecordFrom(r.Context()).Route = "dashboard " + pattern
+			h.ServeHTTP(w, r)
+		}))
+	}
+	handle("GET "+Prefix+"/static/{file}", http.HandlerFunc(d.serveStatic))
+	handle("GET "+Prefix+"/login", http.HandlerFunc(d.loginForm))
+	handle("POST "+Prefix+"/login", http.HandlerFunc(d.login))
+	handle("GET "+Prefix+"/signup", http.HandlerFunc(d.signupForm))
+	handle("POST "+Prefix+"/signup", http.HandlerFunc(d.signup))
+	handle("POST "+Prefix+"/logout", d.auth(d.logout))
+	handle("GET "+Prefix+"/password", d.auth(d.passwordForm))
+	handle("POST "+Prefix+"/password", d.auth(d.changePassword))
+
+	handle("GET "+Prefix, d.auth(d.overview))
+	handle("GET "+Prefix+"/{$}", http.RedirectHandler(Prefix, http.StatusMovedPermanently))
+	handle("GET "+Prefix+"/keys", d.auth(d.keys))
+	handle("GET "+Prefix+"/keys/new", d.auth(d.keyForm))
+	handle("POST "+Prefix+"/keys", d.auth(d.createKey))
+	handle("GET "+Prefix+"/keys/{id}/revoke", d.auth(d.revokeForm))
+	handle("POST "+Prefix+"/keys/{id}/revoke", d.auth(d.revokeKey))
+	handle("GET "+Prefix+"/usage", d.auth(d.usage))
+	handle("GET "+Prefix+"/usage.csv", d.auth(d.usageCSV))
+	handle("GET "+Prefix+"/limits", d.auth(d.limitsPage))
+	handle("GET "+Prefix+"/alerts", d.auth(d.alerts))
+	handle("POST "+Prefix+"/alerts", d.auth(d.addAlert))
+	handle("POST "+Prefix+"/alerts/{id}/remove", d.auth(d.removeAlert))
+	handle(Prefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.notFound(w, r) }))
+
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.renderError(w, r, http.StatusForbidden, "Request refused",
+			"This form was sent from another site, so it was not accepted. Go back to the dashboard and try again.")
+	}))
+	return securityHeaders(cop.Handler(mux))
+}
+
+// ServeHTTP serves the dashboard's paths.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }
+
+// Mount returns a handler that serves the dashboard under Prefix and
+// hands every other request to other, untouched. With other nil (the
+// dashboard on a listener of its own), "/" redirects to the dashboard and
+// other paths are not found.
+func (d *Dashboard) Mount(other http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case p == Prefix || strings.HasPrefix(p, Prefix+"/"):
+			d.ServeHTTP(w, r)
+		case other != nil:
+			other.ServeHTTP(w, r)
+		case p == "/":
+			http.Redirect(w, r, Prefix, http.StatusFound)
+		default:
+			securityHeaders(http.HandlerFunc(d.notFound)).ServeHTTP(w, r)
+		}
+	})
+}
+
+// securityHeaders sets what every dashboard response carries: a strict
+// Content-Security-Policy (no inline script or style, no framing) and no
+// caching of pages that show an account's data.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,138 @@
+package dashboard
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/switchyard-gw/switchyard/internal/apikey"
+	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/store"
+	"github.com/switchyard-gw/switchyard/internal/usd"
+)
+
+// maxKeyName bounds a key's name, in characters.
+const maxKeyName = 100
+
+// keyForm is the data of the new-key form, as typed.
+type keyForm struct {
+	Name, Models, RPM, TPM, Budget string
+	Errors                         map[string]string // by field
+	Defaults                       config.Limits
+}
+
+// keyCreatedPage shows a new key, the only time it is shown.
+type keyCreatedPage struct {
+	Key    store.Key
+	Secret string // the full key
+}
+
+func (d *Dashboard) keyForm(w http.ResponseWriter, r *http.Request, s *session) {
+	d.render(w, r, http.StatusOK, "key_new", d.page(r, s, "keys", "Create an API key", keyForm{Defaults: d.limits}))
+}
+
+// createKey creates a key with apikey.Generate, as `switchyard keys
+// create` does, and its limits, and shows the key once: the answer is the
+// page itself (not a redirect) and is never cached.
+func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session) {
+	f := keyForm{Name: strings.TrimSpace(r.PostForm.Get("name")), Models: r.PostForm.Get("models"),
+		RPM: strings.TrimSpace(r.PostForm.Get("rpm")), TPM: strings.TrimSpace(r.PostForm.Get("tpm")),
+		Budget: strings.TrimSpace(r.PostForm.Get("budget")), Defaults: d.limits}
+	models, lim, hasLimits := f.check()
+	if len(f.Errors) > 0 {
+		d.render(w, r, http.StatusUnprocessableEntity, "key_new", d.page(r, s, "keys", "Create an API key", f))
+		return
+	}
+	full := apikey.Generate()
+	hash, _ := apikey.Parse(full)
+	k, err := d.store.CreateKey(r.Context(), store.NewKey{AccountID: s.AccountID, Name: f.Name, Hash: hash.String(),
+		Hint: apikey.Hint(full), Models: models})
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	if hasLimits {
+		lim.AccountID, lim.KeyID = s.AccountID, k.ID
+		if err := d.store.SetLimits(r.Context(), lim); err != nil {
+			// The key was never shown: revoke it rather than leave it
+			// without the limits its owner asked for.
+			if _, rerr := d.revoker.RevokeKey(r.Context(), k.ID); rerr != nil {
+				d.log.Error("revoke key whose limits failed", "key_id", k.ID, "err", rerr)
+			}
+			d.serverError(w, r, fmt.Errorf("set limits of new key %s: %w", k.ID, err))
+			return
+		}
+		k.Limits = store.Limits{RPM: deref(lim.RPM), TPM: deref(lim.TPM), MonthlyBudget: deref(lim.MonthlyBudget)}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	d.render(w, r, http.StatusOK, "key_created", d.page(r, s, "keys", "Your new API key", keyCreatedPage{Key: k, Secret: full}))
+}
+
+// check validates the form, filling f.Errors, and returns the model
+// allow-list and the limits to set (and whether any is).
+func (f *keyForm) check() ([]string, store.LimitsUpdate, bool) {
+	f.Errors = map[string]string{}
+	switch n := utf8.RuneCountInString(f.Name); {
+	case n == 0:
+		f.Errors["name"] = "Give the key a name that says where it is used, such as “CI pipeline”."
+	case n > maxKeyName:
+		f.Errors["name"] = fmt.Sprintf("Use at most %d characters.", maxKeyName)
+	}
+	models, bad := modelList(f.Models)
+	if bad != "" {
+		f.Errors["models"] = fmt.Sprintf("“%s” is not a model ID (a single * at the end matches a prefix).", bad)
+	}
+	var u store.LimitsUpdate
+	u.RPM = f.count("rpm", f.RPM)
+	u.TPM = f.count("tpm", f.TPM)
+	if f.Budget != "" {
+		a, err := usd.Parse(f.Budget)
+		if err != nil {
+			f.Errors["budget"] = "Enter an amount in US dollars, such as 25 or 12.50."
+		} else if a > 0 {
+			u.MonthlyBudget = &a
+		}
+	}
+	return models, u, u.RPM != nil || u.TPM != nil || u.MonthlyBudget != nil
+}
+
+// count parses an optional positive rate limit; empty or 0 means the
+// default applies (nil).
+func (f *keyForm) count(field, v string) *int64 {
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		f.Errors[field] = "Enter a whole number, or leave it empty for the default."
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+// modelList splits an allow-list typed with commas or spaces; it returns
+// the first entry that is not a model ID, if any. The rule is the one of
+// `switchyard keys create --models`.
+func modelList(s string) ([]string, string) {
+	var out []string
+	for _, m := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }) {
+		if strings.Contains(m, `"`) || strings.Count(m, "*") > 1 || strings.Contains(m, "*") && !strings.HasSuffix(m, "*") {
+			return nil, m
+		}
+		out = append(out, m)
+	}
+	return out, ""
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
