@@ -22,6 +22,7 @@ type chart struct {
 	// Grid lines run from GridLeft to GridRight; x-axis labels sit on
 	// LabelY.
 	GridLeft, GridRight, LabelY float64
+
 	Bars   []bar
 	Ticks  []tick  // grid lines of a vertical chart
 	Labels []label // x-axis labels of a vertical chart
