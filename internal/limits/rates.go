@@ -2,6 +2,7 @@ package limits
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -52,7 +53,12 @@ type check struct {
 	limit, cost     int64
 }
 
-func (c check) bucket() string { return c.kind[:1] + ":" + c.scope[:1] + ":" + c.id }
+// bucket names the check's bucket. The limit is part of the name: a
+// bucket holds time owed at its own rate, so a changed limit starts a
+// fresh bucket instead of reading the old one at the new rate.
+func (c check) bucket() string {
+	return c.kind[:1] + ":" + c.scope[:1] + ":" + c.id + ":" + strconv.FormatInt(c.limit, 10)
+}
 
 func (c check) rate() Rate { return Rate{Limit: c.limit, Period: time.Minute} }
 

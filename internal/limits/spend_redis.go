@@ -44,9 +44,13 @@ type RedisSpend struct {
 
 	flights singleflight.Group
 
-	dropped atomic.Int64        // additions dropped because the queue was full
-	failed  atomic.Int64        // additions that Redis refused
-	stale   map[string]struct{} // owned by Run: counters that missed additions
+	dropped atomic.Int64 // additions dropped because the queue was full
+	failed  atomic.Int64 // additions that Redis refused
+	// downUntil (unix ns) is when Month may ask Redis again after a
+	// failure: while Redis is away, one request a second pays for the
+	// attempt instead of every request.
+	downUntil atomic.Int64
+	stale     map[string]struct{} // owned by Run: counters that missed additions
 }
 
 var _ Spend = (*RedisSpend)(nil)
@@ -75,6 +79,24 @@ func (s *RedisSpend) name(isKey bool, id, period string) string {
 
 // Month implements Spend.
 func (s *RedisSpend) Month(ctx context.Context, accountID, keyID, period string) (usd.Amount, usd.Amount, error) {
+	now := time.Now().UnixNano()
+	if until := s.downUntil.Load(); now < until || until != 0 && !s.downUntil.CompareAndSwap(until, now+int64(time.Second)) {
+		return 0, 0, errRedisDown
+	}
+	a, k, err := s.month(ctx, accountID, keyID, period)
+	switch {
+	case err == nil:
+		s.downUntil.Store(0)
+	case ctx.Err() == nil:
+		s.downUntil.Store(time.Now().Add(time.Second).UnixNano())
+	}
+	return a, k, err
+}
+
+// errRedisDown is Month's answer while Redis is considered away.
+var errRedisDown = errors.New("limits: redis spend: unavailable, retried once a second")
+
+func (s *RedisSpend) month(ctx context.Context, accountID, keyID, period string) (usd.Amount, usd.Amount, error) {
 	names := []string{s.name(false, accountID, period)}
 	if keyID != "" {
 		names = append(names, s.name(true, keyID, period))

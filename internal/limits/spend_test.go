@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -232,5 +233,23 @@ func TestBudget(t *testing.T) {
 	}
 	if err := limits.NewBudget(limits.NewMemorySpend(down, nil), true, nil).Check(ctx, now, "a", "k", usd.USD, 0); !errors.Is(err, limits.ErrUnavailable) {
 		t.Errorf("fail-closed Check = %v", err)
+	}
+}
+
+// TestRedisSpendDown: with Redis away, one call a second pays for trying
+// it; the others fail at once.
+func TestRedisSpendDown(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	defer c.Close()
+	s := limits.NewRedisSpend(c, "sytest:", &loader{}, nil, nil)
+	ctx := context.Background()
+	if _, _, err := s.Month(ctx, "acct", "key", "2026-11"); err == nil {
+		t.Fatal("Month with Redis away succeeded")
+	}
+	// The next calls within the second do not try Redis.
+	for range 100 {
+		if _, _, err := s.Month(ctx, "acct", "key", "2026-11"); err == nil || !strings.Contains(err.Error(), "retried once a second") {
+			t.Fatalf("Month while down: %v", err)
+		}
 	}
 }
