@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -104,6 +105,7 @@ func newHarness(t *testing.T, b storetest.Backend, mut func(*dashboard.Options))
 		Limits:   config.Limits{KeyRPM: 60, AccountTPM: 100000},
 		Metering: true,
 		Now:      h.Clock.Now,
+		Log:      slog.New(slog.DiscardHandler),
 	}
 	if mut != nil {
 		mut(&opt)
