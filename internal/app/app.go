@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/apikey"
 	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/dashboard"
 	"github.com/switchyard-gw/switchyard/internal/events"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/limits"
@@ -41,6 +43,10 @@ type App struct {
 	rates   *limits.Fallback // nil without Redis: Memory is used directly
 	alerts  *alerts.Observer
 	worker  *alerts.Worker
+	// dash serves the dashboard on a listener of its own; nil when it
+	// shares the API's (or is off).
+	dash     *server.Server
+	dashAddr net.Addr
 }
 
 // New opens and migrates the store and builds the components. The caller
@@ -101,7 +107,11 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		opt.Budget = limits.NewBudget(a.spend, cfg.Limits.FailClosed, log)
 	}
 	opt.Rates, opt.OutputAllowance = a.buildRates(), cfg.Limits.OutputAllowance
-	h := api.New(opt)
+	h, err := a.mountDashboard(api.New(opt))
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
 	a.server = server.New(cfg.Server, cfg.TLS, h, log)
 	return a, nil
 }
@@ -155,8 +165,23 @@ func (a *App) onChange(c events.Change) {
 	}
 }
 
-// Listen binds the listener and returns its address.
-func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
+// Listen binds the listener, and the dashboard's when it has its own,
+// and returns the API's address.
+func (a *App) Listen() (net.Addr, error) {
+	if a.dash != nil {
+		addr, err := a.dash.Listen()
+		if err != nil {
+			return nil, fmt.Errorf("dashboard: %w", err)
+		}
+		a.dashAddr = addr
+		a.log.Info("dashboard listening", "addr", addr.String())
+	}
+	return a.server.Listen()
+}
+
+// DashboardAddr returns the address of the dashboard's own listener;
+// nil when it is served on the API's listener or is off. Listen first.
+func (a *App) DashboardAddr() net.Addr { return a.dashAddr }
 
 // Run serves until ctx ends, then shuts down gracefully: the server
 // drains, then the background workers stop and flush. Listen first.
@@ -185,7 +210,14 @@ func (a *App) Run(ctx context.Context) error {
 		wg.Go(func() { a.worker.Run(bg) })
 	}
 
+	var dashErr error
+	var dashDone sync.WaitGroup
+	if a.dash != nil {
+		dashDone.Go(func() { dashErr = a.dash.Serve(ctx) })
+	}
 	err = a.server.Serve(ctx)
+	dashDone.Wait()
+	err = errors.Join(err, dashErr)
 	stopMeter()
 	meterDone.Wait()
 	stopBG()
@@ -273,6 +305,27 @@ func (a *App) recoverUsage(ctx context.Context) error {
 	}
 	_, err := a.meter.Recover(ctx)
 	return err
+}
+
+// mountDashboard returns h with the dashboard under /dashboard, or h
+// alone when the dashboard is off or has a listener of its own.
+func (a *App) mountDashboard(h http.Handler) (http.Handler, error) {
+	cfg := a.cfg.Dashboard
+	if !cfg.Enabled {
+		return h, nil
+	}
+	d, err := dashboard.New(dashboard.Options{Store: a.store, Revoker: a, Config: cfg, Limits: a.cfg.Limits,
+		Metering: a.cfg.Metering.Enabled, Log: a.log})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Listen == "" {
+		return d.Mount(h), nil
+	}
+	sc := a.cfg.Server
+	sc.Listen, sc.CORSOrigins = cfg.Listen, nil
+	a.dash = server.New(sc, a.cfg.TLS, d.Mount(nil), a.log)
+	return h, nil
 }
 
 // Meter returns the app's usage meter (nil when metering is off).
