@@ -31,18 +31,22 @@ type KeyRevoker interface {
 
 // Options configure New.
 type Options struct {
+	// Store holds accounts, keys, sessions, usage and alerts. Required.
 	Store *store.Store
 	// Revoker revokes keys. Default: Store, which leaves the serving
 	// process to learn of it from the change feed.
 	Revoker KeyRevoker
-	Config  config.Dashboard
+	// Config is the dashboard section of the configuration; a zero
+	// SessionTTL means 12h.
+	Config config.Dashboard
 	// Limits are the configured defaults, shown where a key or account
 	// has no rate limit of its own.
 	Limits config.Limits
 	// Metering reports whether usage is recorded; without it budgets and
 	// billing alerts are not enforced, and the pages say so.
 	Metering bool
-	Log      *slog.Logger
+	// Log receives errors (default slog.Default()).
+	Log *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/cli"
+	"github.com/switchyard-gw/switchyard/internal/dashboard"
 	"github.com/switchyard-gw/switchyard/internal/meter"
 	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
@@ -243,3 +244,20 @@ func TestLimitsPage(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestMeteringOff checks that the pages about spend say when nothing
+// enforces budgets and alerts.
+func TestMeteringOff(t *testing.T) {
+	h := newHarness(t, storetest.Backends(t)[0], func(o *dashboard.Options) { o.Metering = false })
+	a := h.account(t, "owner@example.com")
+	br := h.browser(t)
+	br.signIn(a)
+	for _, p := range []string{"/dashboard", "/dashboard/limits", "/dashboard/alerts"} {
+		if r := br.get(p); !strings.Contains(r.Body, "budgets and billing alerts are not enforced") {
+			t.Errorf("%s does not say that metering is off", p)
+		}
+	}
+	if r := br.get("/dashboard/keys"); strings.Contains(r.Body, "not enforced") {
+		t.Error("the keys page speaks of metering")
+	}
+}
