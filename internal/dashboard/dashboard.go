@@ -69,7 +69,8 @@ type Dashboard struct {
 	byAddr  *throttle // failed sign-ins per client address
 	// dummyHash is checked against when an account has no password, so
 	// that every failed sign-in costs the same time.
-	dummyHash func() string
+	dummyHash  func() string
+	argonSlots chan struct{} // see argon2
 }
 
 // New parses the templates (any error in them fails New) and builds the
@@ -88,6 +89,8 @@ func New(opt Options) (*Dashboard, error) {
 		now:      opt.Now,
 		byEmail:  newThrottle(5, 15*time.Minute, 100_000),
 		byAddr:   newThrottle(20, 15*time.Minute, 100_000),
+
+		argonSlots: make(chan struct{}, maxArgon2),
 	}
 	if d.revoker == nil {
 		d.revoker = opt.Store

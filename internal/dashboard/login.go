@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -59,8 +60,8 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusForbidden, lp)
 		return
 	}
-	email, addr, now := store.NormalizeEmail(lp.Email), clientAddr(r.RemoteAddr), d.now()
-	if wait := max(d.byEmail.wait(email, now), d.byAddr.wait(addr, now)); wait > 0 {
+	email, addr := store.NormalizeEmail(lp.Email), clientAddr(r.RemoteAddr)
+	if wait := d.takeAttempt(email, addr); wait > 0 {
 		d.tooManyAttempts(w, r, wait)
 		return
 	}
@@ -70,23 +71,36 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		d.byEmail.fail(email, now)
-		d.byAddr.fail(addr, now)
 		lp.Error = "The email or password is not correct."
 		d.renderLogin(w, r, http.StatusUnauthorized, lp)
 		return
 	}
+	d.byEmail.reset(email)
+	d.byAddr.forgive(addr)
 	if acct.Disabled {
 		lp.Error = "This account is disabled. Ask the operator of this gateway to enable it."
 		d.renderLogin(w, r, http.StatusForbidden, lp)
 		return
 	}
-	d.byEmail.reset(email)
 	if err := d.signIn(w, r, acct.ID); err != nil {
 		d.serverError(w, r, err)
 		return
 	}
 	http.Redirect(w, r, safeNext(lp.Next), http.StatusSeeOther)
+}
+
+// takeAttempt counts a sign-in attempt against the email and the
+// address; past either's limit it counts nothing and returns the wait.
+func (d *Dashboard) takeAttempt(email, addr string) time.Duration {
+	now := d.now()
+	if wait := d.byEmail.take(email, now); wait > 0 {
+		return wait
+	}
+	if wait := d.byAddr.take(addr, now); wait > 0 {
+		d.byEmail.forgive(email)
+		return wait
+	}
+	return 0
 }
 
 // checkPassword reports whether pw is the password of the account with
@@ -102,10 +116,37 @@ func (d *Dashboard) checkPassword(r *http.Request, email, pw string) (store.Acco
 		return store.Account{}, false, err
 	}
 	if hash == "" {
-		password.Check(pw, d.dummyHash())
-		return store.Account{}, false, nil
+		acct, hash = store.Account{}, d.dummyHash()
 	}
-	return acct, password.Check(pw, hash), nil
+	ok := false
+	err = d.argon2(r.Context(), func() { ok = password.Check(pw, hash) && acct.ID != "" })
+	return acct, ok, err
+}
+
+// maxArgon2 bounds the argon2id checks and hashes that run at once: each
+// takes 64 MiB, and a flood of sign-ins must not exhaust memory.
+const maxArgon2 = 4
+
+// argon2 runs fn, an argon2id check or hash, when a slot is free.
+func (d *Dashboard) argon2(ctx context.Context, fn func()) error {
+	select {
+	case d.argonSlots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-d.argonSlots }()
+	fn()
+	return nil
+}
+
+// hashPassword hashes a new password; password.ErrTooShort when it is.
+func (d *Dashboard) hashPassword(ctx context.Context, pw string) (string, error) {
+	var hash string
+	var err error
+	if werr := d.argon2(ctx, func() { hash, err = password.Hash(pw) }); werr != nil {
+		return "", werr
+	}
+	return hash, err
 }
 
 // tooManyAttempts answers 429 with the wait in Retry-After and in words.
@@ -118,6 +159,6 @@ func (d *Dashboard) tooManyAttempts(w http.ResponseWriter, r *http.Request, wait
 		unit = "minute"
 	}
 	d.renderError(w, r, http.StatusTooManyRequests, "Too many attempts",
-		fmt.Sprintf("There were too many failed sign-in attempts for this account or from your network. "+
+		fmt.Sprintf("There were too many attempts to sign in or sign up, for this account or from your network. "+
 			"For your security, try again in %d %s.", mins, unit))
 }

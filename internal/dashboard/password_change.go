@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -22,8 +23,7 @@ func (d *Dashboard) passwordForm(w http.ResponseWriter, r *http.Request, s *sess
 func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, s *session) {
 	f := r.PostForm
 	pp := passwordPage{Errors: map[string]string{}}
-	now := d.now()
-	if wait := d.byEmail.wait(s.Account.Email, now); wait > 0 {
+	if wait := d.byEmail.take(s.Account.Email, d.now()); wait > 0 {
 		d.tooManyAttempts(w, r, wait)
 		return
 	}
@@ -32,14 +32,18 @@ func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, s *se
 		d.serverError(w, r, err)
 		return
 	}
-	if !ok {
-		d.byEmail.fail(s.Account.Email, now)
+	if ok {
+		d.byEmail.forgive(s.Account.Email)
+	} else {
 		pp.Errors["current"] = "This is not your current password."
 	}
 	pw := f.Get("new")
-	hash, err := password.Hash(pw)
-	if err != nil {
+	hash, err := d.hashPassword(r.Context(), pw)
+	if errors.Is(err, password.ErrTooShort) {
 		pp.Errors["new"] = "Use at least 8 characters."
+	} else if err != nil {
+		d.serverError(w, r, err)
+		return
 	} else if f.Get("confirm") != pw {
 		pp.Errors["confirm"] = "The two new passwords differ."
 	}

@@ -45,13 +45,22 @@ func (d *Dashboard) signup(w http.ResponseWriter, r *http.Request) {
 		d.renderSignup(w, r, http.StatusForbidden, sp)
 		return
 	}
+	// Every sign-up counts against the address, like a failed sign-in:
+	// an address cannot create accounts without bound.
+	if wait := d.byAddr.take(clientAddr(r.RemoteAddr), d.now()); wait > 0 {
+		d.tooManyAttempts(w, r, wait)
+		return
+	}
 	if !validEmail(sp.Email) {
 		sp.Errors["email"] = "Enter an email address such as owner@example.com."
 	}
 	pw := f.Get("password")
-	hash, err := password.Hash(pw)
-	if err != nil {
+	hash, err := d.hashPassword(r.Context(), pw)
+	if errors.Is(err, password.ErrTooShort) {
 		sp.Errors["password"] = "Use at least 8 characters."
+	} else if err != nil {
+		d.serverError(w, r, err)
+		return
 	} else if f.Get("confirm") != pw {
 		sp.Errors["confirm"] = "The two passwords differ."
 	}

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// throttle counts failures per key (an email, a client address) in a
-// sliding window and refuses a key that reached its limit. It lives in
-// process memory: each replica counts for itself.
+// throttle counts failed attempts per key (an email, a client address)
+// in a sliding window and refuses a key that reached its limit. It lives
+// in process memory: each replica counts for itself.
 type throttle struct {
 	limit  int
 	window time.Duration
@@ -17,48 +17,51 @@ type throttle struct {
 
 	mu sync.Mutex
 	// mu guards the following.
-	fails map[string][]time.Time // failure times, oldest first
+	fails map[string][]time.Time // attempt times, oldest first; at most limit
 }
 
 func newThrottle(limit int, window time.Duration, max int) *throttle {
 	return &throttle{limit: limit, window: window, max: max, fails: map[string][]time.Time{}}
 }
 
-// wait returns how long key must wait before it may try again; 0 when
-// it may now.
-func (t *throttle) wait(key string, now time.Time) time.Duration {
+// take counts an attempt of key at now and returns 0, or, when key has
+// reached its limit, counts nothing and returns how long it must wait.
+// Attempts are counted before they are checked, so that a burst of
+// concurrent ones cannot pass the limit; forgive removes one that
+// succeeded.
+func (t *throttle) take(key string, now time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	fs := t.recentLocked(key, now)
-	if len(fs) < t.limit {
-		return 0
+	if len(fs) >= t.limit {
+		return fs[len(fs)-t.limit].Add(t.window).Sub(now)
 	}
-	return fs[len(fs)-t.limit].Add(t.window).Sub(now)
-}
-
-// fail counts a failure of key at now.
-func (t *throttle) fail(key string, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	fs := t.recentLocked(key, now)
 	if fs == nil && len(t.fails) >= t.max {
 		t.sweepLocked(now)
 	}
-	// Keep no more than limit failures: older ones no longer matter.
-	if len(fs) >= t.limit {
-		fs = fs[1:]
-	}
 	t.fails[key] = append(fs, now)
+	return 0
 }
 
-// reset forgets key's failures.
+// forgive removes key's latest attempt.
+func (t *throttle) forgive(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if fs := t.fails[key]; len(fs) > 1 {
+		t.fails[key] = fs[:len(fs)-1]
+	} else {
+		delete(t.fails, key)
+	}
+}
+
+// reset forgets key's attempts.
 func (t *throttle) reset(key string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.fails, key)
 }
 
-// recentLocked drops key's failures older than the window and returns
+// recentLocked drops key's attempts older than the window and returns
 // the rest.
 func (t *throttle) recentLocked(key string, now time.Time) []time.Time {
 	fs := t.fails[key]

@@ -12,35 +12,37 @@ func TestThrottle(t *testing.T) {
 	steps := []struct {
 		name     string
 		at       time.Duration // after t0
-		fail     bool          // count a failure first
 		wantWait time.Duration
 	}{
-		{"fresh", 0, false, 0},
-		{"one failure", 0, true, 0},
-		{"two", time.Minute, true, 0},
-		{"three: blocked until the first expires", 2 * time.Minute, true, 13 * time.Minute},
-		{"still blocked", 10 * time.Minute, false, 5 * time.Minute},
-		{"first expired", 15*time.Minute + time.Second, false, 0},
-		{"a fourth: blocked until the second expires", 15*time.Minute + time.Second, true, time.Minute - time.Second},
-		{"all expired", time.Hour, false, 0},
+		{"first", 0, 0},
+		{"second", time.Minute, 0},
+		{"third", 2 * time.Minute, 0},
+		{"fourth: blocked until the first expires", 3 * time.Minute, 12 * time.Minute},
+		{"still blocked, not counted", 10 * time.Minute, 5 * time.Minute},
+		{"first expired", 15*time.Minute + time.Second, 0},
+		{"blocked until the second expires", 15*time.Minute + time.Second, time.Minute - time.Second},
+		{"all expired", time.Hour, 0},
 	}
 	for _, st := range steps {
-		now := t0.Add(st.at)
-		if st.fail {
-			th.fail("a@example.com", now)
-		}
-		if got := th.wait("a@example.com", now); got != st.wantWait {
+		if got := th.take("a@example.com", t0.Add(st.at)); got != st.wantWait {
 			t.Errorf("%s: wait %v, want %v", st.name, got, st.wantWait)
 		}
 	}
-	if got := th.wait("b@example.com", t0.Add(2*time.Minute)); got != 0 {
+	if got := th.take("b@example.com", t0.Add(2*time.Minute)); got != 0 {
 		t.Errorf("another key waits %v, want 0", got)
 	}
-	th.fail("c", t0)
-	th.fail("c", t0)
-	th.fail("c", t0)
+	for range 3 {
+		th.take("c", t0)
+	}
+	th.forgive("c")
+	if got := th.take("c", t0); got != 0 {
+		t.Errorf("after forgiving one: wait %v, want 0", got)
+	}
+	if got := th.take("c", t0); got == 0 {
+		t.Error("past the limit again: not blocked")
+	}
 	th.reset("c")
-	if got := th.wait("c", t0); got != 0 {
+	if got := th.take("c", t0); got != 0 {
 		t.Errorf("after reset: wait %v, want 0", got)
 	}
 }
@@ -51,11 +53,11 @@ func TestThrottleBounded(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 	th := newThrottle(2, time.Minute, 10)
 	for i := range 5 {
-		th.fail(fmt.Sprint("old", i), t0)
+		th.take(fmt.Sprint("old", i), t0)
 	}
 	later := t0.Add(2 * time.Minute)
 	for i := range 1000 {
-		th.fail(fmt.Sprint("new", i), later)
+		th.take(fmt.Sprint("new", i), later)
 		if n := len(th.fails); n > 10 {
 			t.Fatalf("%d keys remembered, want at most 10", n)
 		}
