@@ -86,7 +86,7 @@ func validEmail(s string) bool {
 
 func accountsList(ctx context.Context, env Env, args []string) error {
 	fs, cfgPath := newFlags(env, "accounts list")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := jsonFlag(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -100,11 +100,7 @@ func accountsList(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		out := make([]any, len(accts))
-		for i, a := range accts {
-			out[i] = accountJSON(a)
-		}
-		return printJSON(env.Stdout, out)
+		return printJSON(env.Stdout, jsonList(accts, accountJSON))
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEMAIL\tROLE\tSTATUS\tCREATED")
@@ -126,6 +122,15 @@ func accountJSON(a store.Account) map[string]any {
 		"id": a.ID, "email": a.Email, "admin": a.IsAdmin, "disabled": a.Disabled,
 		"created_at": a.CreatedAt.Format(time.RFC3339), "models": listOrEmpty(a.Models),
 	}
+}
+
+// jsonList returns the JSON values of the elements of l, for printJSON.
+func jsonList[T any](l []T, value func(T) map[string]any) []map[string]any {
+	out := make([]map[string]any, len(l))
+	for i, v := range l {
+		out[i] = value(v)
+	}
+	return out
 }
 
 func printJSON(w io.Writer, v any) error {
@@ -175,15 +180,11 @@ func accountsUpdate(ctx context.Context, env Env, args []string) error {
 	if len(allowed) == 1 && allowed[0] == "all" {
 		allowed = nil
 	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, a, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	a, err := st.AccountByEmail(ctx, *email)
-	if err != nil {
-		return err
-	}
 	if err := st.SetAccountModels(ctx, a.ID, allowed); err != nil {
 		return err
 	}

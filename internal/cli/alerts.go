@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/switchyard-gw/switchyard/internal/alerts"
+	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
@@ -20,22 +21,18 @@ func runAlerts(ctx context.Context, env Env, args []string) error {
 }
 
 func alertsAdd(ctx context.Context, env Env, args []string) error {
-	fs, cfgPath := newFlags(env, "alerts add")
-	email := fs.String("account", "", "owner's email `address` (required)")
-	threshold := fs.String("threshold-usd", "", "alert when the month's spend reaches this many `USD`, e.g. 50 (required)")
-	webhook := fs.String("webhook", "", "http(s) `URL` to POST the alert to")
-	to := fs.String("email", "", "email `address` to send the alert to (default the account's own, when no --webhook)")
-	if err := parse(fs, args, 0); err != nil {
+	f := newAccountFlags(env, "alerts add")
+	threshold := f.fs.String("threshold-usd", "", "alert when the month's spend reaches this many `USD`, e.g. 50 (required)")
+	webhook := f.fs.String("webhook", "", "http(s) `URL` to POST the alert to")
+	to := f.fs.String("email", "", "email `address` to send the alert to (default the account's own, when no --webhook)")
+	if err := f.parse(args, 0); err != nil {
 		return err
-	}
-	if *email == "" {
-		return usageErr("--account is required")
 	}
 	r, err := alertRule(*threshold, *webhook, *to)
 	if err != nil {
 		return err
 	}
-	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
+	st, acct, err := f.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -83,60 +80,49 @@ func alertRule(threshold, webhook, email string) (alerts.Rule, error) {
 }
 
 func alertsList(ctx context.Context, env Env, args []string) error {
-	fs, cfgPath := newFlags(env, "alerts list")
-	email := fs.String("account", "", "owner's email `address` (required)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, args, 0); err != nil {
-		return err
-	}
-	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	rules, err := st.AlertRules(ctx, acct.ID)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		out := make([]any, len(rules))
-		for i, r := range rules {
-			out[i] = map[string]any{ // never the webhook secret
-				"id": r.ID, "threshold_usd": r.Threshold.String(), "webhook_url": r.WebhookURL,
-				"email": r.Email, "created_at": timeOrNil(r.CreatedAt),
-			}
+	return showAccount(ctx, env, "alerts list", args, func(st *store.Store, acct store.Account, asJSON bool) error {
+		rules, err := st.AlertRules(ctx, acct.ID)
+		if err != nil {
+			return err
 		}
-		return printJSON(env.Stdout, out)
+		if asJSON {
+			return printJSON(env.Stdout, jsonList(rules, alertJSON))
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tTHRESHOLD USD\tCHANNELS\tCREATED")
+		for _, r := range rules {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Threshold, channelsText(r), fmtTime(r.CreatedAt))
+		}
+		return tw.Flush()
+	})
+}
+
+// alertJSON is r as JSON, never with its webhook secret.
+func alertJSON(r alerts.Rule) map[string]any {
+	return map[string]any{
+		"id": r.ID, "threshold_usd": r.Threshold.String(), "webhook_url": r.WebhookURL,
+		"email": r.Email, "created_at": timeOrNil(r.CreatedAt),
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTHRESHOLD USD\tCHANNELS\tCREATED")
-	for _, r := range rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Threshold, channelsText(r), fmtTime(r.CreatedAt))
-	}
-	return tw.Flush()
 }
 
 func alertsRemove(ctx context.Context, env Env, args []string) error {
-	fs, cfgPath := newFlags(env, "alerts remove")
-	email := fs.String("account", "", "owner's email `address` (required)")
-	if err := parse(fs, args, 1); err != nil {
+	f := newAccountFlags(env, "alerts remove")
+	if err := f.parse(args, 1); err != nil {
 		return err
 	}
-	if *email == "" {
-		return usageErr("--account is required")
-	}
-	if fs.NArg() != 1 {
+	if f.fs.NArg() != 1 {
 		return usageErr("expected the alert ID: switchyard alerts remove --account EMAIL ID")
 	}
-	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
+	id := f.fs.Arg(0)
+	st, acct, err := f.open(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.RemoveAlertRule(ctx, acct.ID, fs.Arg(0)); err != nil {
+	if err := st.RemoveAlertRule(ctx, acct.ID, id); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "Removed alert %s of %s; alerts it already sent stay in the history.\n", fs.Arg(0), acct.Email)
+	fmt.Fprintf(env.Stdout, "Removed alert %s of %s; alerts it already sent stay in the history.\n", id, acct.Email)
 	return nil
 }
 

@@ -172,13 +172,42 @@ func subcommand(ctx context.Context, env Env, group string, args []string,
 	return fn(ctx, env, args[1:])
 }
 
-// openAccount opens the store, as openStore does, and finds the account
-// whose owner's email --account gave (a usage error when it gave none);
-// the caller closes the store.
-func openAccount(ctx context.Context, env Env, cfgPath, email string) (*store.Store, store.Account, error) {
-	if email == "" {
-		return nil, store.Account{}, usageErr("--account is required")
+// accountFlags are the flags of a command that acts on one account:
+// --config and --account, the email of the account's owner.
+type accountFlags struct {
+	fs      *flag.FlagSet
+	cfgPath *string
+	email   *string
+}
+
+// newAccountFlags is newFlags with --account, for a command that acts on
+// one account.
+func newAccountFlags(env Env, name string) accountFlags {
+	fs, cfgPath := newFlags(env, name)
+	email := fs.String("account", "", "owner's email `address` (required)")
+	return accountFlags{fs: fs, cfgPath: cfgPath, email: email}
+}
+
+// parse parses args as parse does and requires --account.
+func (f accountFlags) parse(args []string, want int) error {
+	if err := parse(f.fs, args, want); err != nil {
+		return err
 	}
+	if *f.email == "" {
+		return usageErr("--account is required")
+	}
+	return nil
+}
+
+// open opens the store and finds the account --account names, as
+// openAccount does; the caller closes the store.
+func (f accountFlags) open(ctx context.Context, env Env) (*store.Store, store.Account, error) {
+	return openAccount(ctx, env, *f.cfgPath, *f.email)
+}
+
+// openAccount opens the store, as openStore does, and finds the account
+// whose owner's email is email; the caller closes the store.
+func openAccount(ctx context.Context, env Env, cfgPath, email string) (*store.Store, store.Account, error) {
 	st, err := openStore(ctx, env, cfgPath)
 	if err != nil {
 		return nil, store.Account{}, err
@@ -189,4 +218,27 @@ func openAccount(ctx context.Context, env Env, cfgPath, email string) (*store.St
 		return nil, store.Account{}, err
 	}
 	return st, acct, nil
+}
+
+// showAccount runs a command that prints something of one account: it
+// takes --account and --json and no arguments, and calls show with the
+// open store and the account.
+func showAccount(ctx context.Context, env Env, name string, args []string,
+	show func(st *store.Store, acct store.Account, asJSON bool) error) error {
+	f := newAccountFlags(env, name)
+	asJSON := jsonFlag(f.fs)
+	if err := f.parse(args, 0); err != nil {
+		return err
+	}
+	st, acct, err := f.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return show(st, acct, *asJSON)
+}
+
+// jsonFlag adds --json to fs, for a command that prints a table or JSON.
+func jsonFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("json", false, "print JSON")
 }

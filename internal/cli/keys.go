@@ -20,16 +20,12 @@ func runKeys(ctx context.Context, env Env, args []string) error {
 }
 
 func keysCreate(ctx context.Context, env Env, args []string) error {
-	fs, cfgPath := newFlags(env, "keys create")
-	email := fs.String("account", "", "owner's email `address` (required)")
-	name := fs.String("name", "", "descriptive `name` of the key, e.g. \"ci pipeline\" (required)")
-	asJSON := fs.Bool("json", false, "print the key and its details as JSON")
-	models := fs.String("models", "", "comma-separated model `IDs` the key may use (a trailing * matches a prefix; default all)")
-	if err := parse(fs, args, 0); err != nil {
+	f := newAccountFlags(env, "keys create")
+	name := f.fs.String("name", "", "descriptive `name` of the key, e.g. \"ci pipeline\" (required)")
+	asJSON := f.fs.Bool("json", false, "print the key and its details as JSON")
+	models := f.fs.String("models", "", "comma-separated model `IDs` the key may use (a trailing * matches a prefix; default all)")
+	if err := f.parse(args, 0); err != nil {
 		return err
-	}
-	if *email == "" {
-		return usageErr("--account is required")
 	}
 	allowed, err := modelList(*models)
 	if err != nil {
@@ -38,7 +34,7 @@ func keysCreate(ctx context.Context, env Env, args []string) error {
 	if strings.TrimSpace(*name) == "" {
 		return usageErr("--name is required: give the key a descriptive name")
 	}
-	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
+	st, acct, err := f.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -61,35 +57,22 @@ func keysCreate(ctx context.Context, env Env, args []string) error {
 }
 
 func keysList(ctx context.Context, env Env, args []string) error {
-	fs, cfgPath := newFlags(env, "keys list")
-	email := fs.String("account", "", "owner's email `address` (required)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, args, 0); err != nil {
-		return err
-	}
-	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	keys, err := st.ListKeys(ctx, acct.ID)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		out := make([]any, len(keys))
-		for i, k := range keys {
-			out[i] = keyJSON(k)
+	return showAccount(ctx, env, "keys list", args, func(st *store.Store, acct store.Account, asJSON bool) error {
+		keys, err := st.ListKeys(ctx, acct.ID)
+		if err != nil {
+			return err
 		}
-		return printJSON(env.Stdout, out)
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tKEY\tSTATUS\tCREATED\tLAST USED\tREVOKED\tMODELS")
-	for _, k := range keys {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Hint, k.Status,
-			fmtTime(k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt), modelsText(k.Models))
-	}
-	return tw.Flush()
+		if asJSON {
+			return printJSON(env.Stdout, jsonList(keys, keyJSON))
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tKEY\tSTATUS\tCREATED\tLAST USED\tREVOKED\tMODELS")
+		for _, k := range keys {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Hint, k.Status,
+				fmtTime(k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt), modelsText(k.Models))
+		}
+		return tw.Flush()
+	})
 }
 
 func keysRevoke(ctx context.Context, env Env, args []string) error {

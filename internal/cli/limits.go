@@ -20,24 +20,20 @@ func runLimits(ctx context.Context, env Env, args []string) error {
 }
 
 func limitsSet(ctx context.Context, env Env, args []string) error {
-	fs, cfgPath := newFlags(env, "limits set")
-	email := fs.String("account", "", "owner's email `address` (required)")
-	keyID := fs.String("key", "", "key `ID` to limit instead of the whole account")
-	budget := fs.String("monthly-budget-usd", "", "spend limit per calendar month (UTC) in `USD`, e.g. 12.50; 0 removes it")
-	rpm := fs.Int64("rpm", 0, "requests per minute; 0 clears it (the configured default applies: limits.key_rpm or limits.account_rpm, unlimited unless set)")
-	tpm := fs.Int64("tpm", 0, "tokens per minute; 0 clears it (the configured default applies: limits.key_tpm or limits.account_tpm, unlimited unless set)")
-	if err := parse(fs, args, 0); err != nil {
+	f := newAccountFlags(env, "limits set")
+	keyID := f.fs.String("key", "", "key `ID` to limit instead of the whole account")
+	budget := f.fs.String("monthly-budget-usd", "", "spend limit per calendar month (UTC) in `USD`, e.g. 12.50; 0 removes it")
+	rpm := f.fs.Int64("rpm", 0, "requests per minute; 0 clears it (the configured default applies: limits.key_rpm or limits.account_rpm, unlimited unless set)")
+	tpm := f.fs.Int64("tpm", 0, "tokens per minute; 0 clears it (the configured default applies: limits.key_tpm or limits.account_tpm, unlimited unless set)")
+	if err := f.parse(args, 0); err != nil {
 		return err
 	}
-	if *email == "" {
-		return usageErr("--account is required")
-	}
-	u, err := limitsUpdate(fs, *rpm, *tpm, *budget)
+	u, err := limitsUpdate(f.fs, *rpm, *tpm, *budget)
 	if err != nil {
 		return err
 	}
 	u.KeyID = *keyID
-	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
+	st, acct, err := f.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -93,25 +89,16 @@ func limitsUpdate(fs *flag.FlagSet, rpm, tpm int64, budget string) (store.Limits
 }
 
 func limitsShow(ctx context.Context, env Env, args []string) error {
-	fs, cfgPath := newFlags(env, "limits show")
-	email := fs.String("account", "", "owner's email `address` (required)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, args, 0); err != nil {
-		return err
-	}
-	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	keys, err := st.ListKeys(ctx, acct.ID)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(env.Stdout, limitsJSON(acct, keys))
-	}
-	return printLimits(env.Stdout, acct, keys)
+	return showAccount(ctx, env, "limits show", args, func(st *store.Store, acct store.Account, asJSON bool) error {
+		keys, err := st.ListKeys(ctx, acct.ID)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return printJSON(env.Stdout, limitsJSON(acct, keys))
+		}
+		return printLimits(env.Stdout, acct, keys)
+	})
 }
 
 func printLimits(w io.Writer, acct store.Account, keys []store.Key) error {

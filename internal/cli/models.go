@@ -12,7 +12,7 @@ import (
 
 func runModels(ctx context.Context, env Env, args []string) error {
 	fs, cfgPath := newFlags(env, "models")
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := jsonFlag(fs)
 	dev := fs.Bool("dev", false, "include the mock provider, as serve --dev does")
 	if err := parse(fs, args, 0); err != nil {
 		return err

@@ -14,18 +14,14 @@ import (
 )
 
 func runUsage(ctx context.Context, env Env, args []string) error {
-	fs, cfgPath := newFlags(env, "usage")
-	email := fs.String("account", "", "owner's email `address` (required)")
-	since := fs.String("since", "", "first UTC `day` included, YYYY-MM-DD (default the first of this month)")
-	until := fs.String("until", "", "last UTC `day` included, YYYY-MM-DD (default today)")
-	by := fs.String("by", "day", "group by `day`, model or key")
-	asJSON := fs.Bool("json", false, "print JSON")
-	asCSV := fs.Bool("csv", false, "print CSV")
-	if err := parse(fs, args, 0); err != nil {
+	f := newAccountFlags(env, "usage")
+	since := f.fs.String("since", "", "first UTC `day` included, YYYY-MM-DD (default the first of this month)")
+	until := f.fs.String("until", "", "last UTC `day` included, YYYY-MM-DD (default today)")
+	by := f.fs.String("by", "day", "group by `day`, model or key")
+	asJSON := jsonFlag(f.fs)
+	asCSV := f.fs.Bool("csv", false, "print CSV")
+	if err := f.parse(args, 0); err != nil {
 		return err
-	}
-	if *email == "" {
-		return usageErr("--account is required")
 	}
 	q, err := usageQuery(time.Now().UTC(), *since, *until, *by)
 	if err != nil {
@@ -34,7 +30,7 @@ func runUsage(ctx context.Context, env Env, args []string) error {
 	if *asJSON && *asCSV {
 		return usageErr("--json and --csv: give one of them")
 	}
-	st, acct, err := openAccount(ctx, env, *cfgPath, *email)
+	st, acct, err := f.open(ctx, env)
 	if err != nil {
 		return err
 	}
