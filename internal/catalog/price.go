@@ -3,7 +3,6 @@ package catalog
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/switchyard-gw/switchyard/internal/usd"
@@ -15,10 +14,7 @@ import (
 type Price int64
 
 // priceDecimals is how many decimal places of USD per Mtok a Price holds.
-const (
-	priceDecimals = 6
-	priceScale    = 1_000_000 // 10^priceDecimals
-)
+const priceDecimals = 6
 
 // ParsePrice parses a decimal number of USD per million tokens exactly,
 // without floats: "0.0375" → 37_500, "10" → 10_000_000. It accepts digits
@@ -30,12 +26,12 @@ func ParsePrice(s string) (Price, error) {
 	}
 	v, err := usd.ParseFixed(s, priceDecimals)
 	switch {
-	case errors.Is(err, usd.ErrSyntax):
-		return 0, fmt.Errorf("price %q is not a decimal number of USD per million tokens", s)
 	case errors.Is(err, usd.ErrPrecision):
 		return 0, fmt.Errorf("price %q has more than %d decimal places", s, priceDecimals)
 	case errors.Is(err, usd.ErrRange):
 		return 0, fmt.Errorf("price %q is too large", s)
+	case err != nil:
+		return 0, fmt.Errorf("price %q is not a decimal number of USD per million tokens", s)
 	}
 	return Price(v), nil
 }
@@ -43,18 +39,7 @@ func ParsePrice(s string) (Price, error) {
 // String formats p as USD per million tokens, with no trailing zeros:
 // 37_500 → "0.0375", 10_000_000 → "10".
 func (p Price) String() string {
-	sign := ""
-	u := uint64(p)
-	if p < 0 {
-		sign = "-"
-		u = uint64(-(p + 1)) + 1 // no overflow for math.MinInt64
-	}
-	whole, frac := u/priceScale, u%priceScale
-	if frac == 0 {
-		return sign + strconv.FormatUint(whole, 10)
-	}
-	digits := strings.TrimRight(fmt.Sprintf("%0*d", priceDecimals, frac), "0")
-	return sign + strconv.FormatUint(whole, 10) + "." + digits
+	return usd.FormatFixed(int64(p), priceDecimals, 0)
 }
 
 // isDigits reports whether s is one or more ASCII digits.

@@ -28,7 +28,7 @@ const (
 	USD   Amount = Scale
 )
 
-// Errors of ParseFixed.
+// Errors of ParseFixed, for callers that word their own messages.
 var (
 	ErrSyntax    = errors.New("not a decimal number")
 	ErrPrecision = errors.New("too many decimal places")
@@ -36,9 +36,11 @@ var (
 )
 
 // ParseFixed reads a non-negative decimal number exactly, without floats,
-// as an integer in units of 10^-decimals: ParseFixed("0.0375", 6) is
-// 37500. It accepts digits with an optional fraction of 1 to decimals
-// digits, and rejects signs, exponents, spaces and anything else.
+// as an integer in units of 10^-decimals (0 to 18): ParseFixed("0.0375", 6)
+// is 37_500. It accepts digits with an optional fraction of 1 to decimals
+// digits and rejects signs, exponents, spaces and anything else
+// (ErrSyntax), longer fractions (ErrPrecision) and numbers an int64 cannot
+// hold (ErrRange).
 func ParseFixed(s string, decimals int) (int64, error) {
 	whole, frac, hasDot := strings.Cut(s, ".")
 	if !digits(whole) || hasDot && !digits(frac) {
@@ -52,15 +54,36 @@ func ParseFixed(s string, decimals int) (int64, error) {
 		// At most decimals digits after padding: cannot fail.
 		f, _ = strconv.ParseInt(frac+strings.Repeat("0", decimals-len(frac)), 10, 64)
 	}
-	scale := int64(math.Pow10(decimals))
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, ErrSyntax
-	}
+	scale := pow10(decimals)
+	w, err := strconv.ParseInt(whole, 10, 64) // only digits: fails only out of range
 	if err != nil || w > (math.MaxInt64-f)/scale {
 		return 0, ErrRange
 	}
 	return w*scale + f, nil
+}
+
+// FormatFixed formats v, an integer in units of 10^-decimals (0 to 18), as
+// a decimal number without trailing zeros but with at least minDecimals
+// decimal places: FormatFixed(37_500, 6, 0) is "0.0375",
+// FormatFixed(10_000_000, 6, 0) is "10" and FormatFixed(10_000_000, 6, 2)
+// is "10.00". ParseFixed reads what it writes of non-negative numbers.
+func FormatFixed(v int64, decimals, minDecimals int) string {
+	sign := ""
+	u := uint64(v)
+	if v < 0 {
+		sign = "-"
+		u = uint64(-(v + 1)) + 1 // no overflow for math.MinInt64
+	}
+	scale := uint64(pow10(decimals))
+	whole := strconv.FormatUint(u/scale, 10)
+	frac := strings.TrimRight(fmt.Sprintf("%0*d", decimals, u%scale), "0")
+	for len(frac) < minDecimals {
+		frac += "0"
+	}
+	if frac == "" {
+		return sign + whole
+	}
+	return sign + whole + "." + frac
 }
 
 // Parse reads a non-negative decimal number of dollars exactly, without
@@ -71,12 +94,12 @@ func Parse(s string) (Amount, error) {
 	s = strings.TrimPrefix(s, "$")
 	v, err := ParseFixed(s, decimals)
 	switch {
-	case errors.Is(err, ErrSyntax):
-		return 0, fmt.Errorf("%q is not a decimal number of US dollars", s)
 	case errors.Is(err, ErrPrecision):
 		return 0, fmt.Errorf("%q has more than %d decimal places", s, decimals)
 	case errors.Is(err, ErrRange):
 		return 0, fmt.Errorf("%q is too large (at most 9223372 USD)", s)
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a decimal number of US dollars", s)
 	}
 	return Amount(v), nil
 }
@@ -84,18 +107,7 @@ func Parse(s string) (Amount, error) {
 // String formats a as dollars with no trailing zeros beyond the cents:
 // 12.5 USD → "12.50", 0.000375 USD → "0.000375".
 func (a Amount) String() string {
-	sign := ""
-	u := uint64(a)
-	if a < 0 {
-		sign = "-"
-		u = uint64(-(a + 1)) + 1
-	}
-	whole, frac := u/Scale, u%Scale
-	f := strings.TrimRight(fmt.Sprintf("%012d", frac), "0")
-	for len(f) < 2 {
-		f += "0"
-	}
-	return sign + strconv.FormatUint(whole, 10) + "." + f
+	return FormatFixed(int64(a), decimals, 2)
 }
 
 // Dollars returns "$" + String(), for messages.
@@ -118,6 +130,16 @@ func Cost(tokens int64, pricePerToken int64) Amount {
 	return Amount(tokens * pricePerToken)
 }
 
+// pow10 returns 10^n for n from 0 to 18.
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+// digits reports whether s is one or more ASCII digits.
 func digits(s string) bool {
 	if s == "" {
 		return false
