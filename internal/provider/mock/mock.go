@@ -22,14 +22,18 @@ import (
 )
 
 // Models are the mock's own models; they are not part of the advertised
-// catalogue.
+// catalogue. They carry round illustrative prices (1 and 2 USD per
+// million tokens, 0.10 for embeddings) so that `serve --dev` shows costs
+// in the dashboard; nothing is billed by anyone.
 var Models = []catalog.Entry{
 	{ID: "mock-chat", Mode: catalog.ModeChat, ContextWindow: 128000, MaxOutputTokens: 4096,
+		InputPrice: 1_000_000, OutputPrice: 2_000_000,
 		Functions: true, Deployments: []catalog.Deployment{{Provider: "mock", UpstreamID: "mock-chat"}}},
 	{ID: "mock-instruct", Mode: catalog.ModeCompletion, ContextWindow: 8192, MaxOutputTokens: 4096,
+		InputPrice: 1_000_000, OutputPrice: 2_000_000,
 		Deployments: []catalog.Deployment{{Provider: "mock", UpstreamID: "mock-instruct"}}},
 	{ID: "mock-embedding", Mode: catalog.ModeEmbedding, ContextWindow: 8191, EmbeddingDims: 1536,
-		Deployments: []catalog.Deployment{{Provider: "mock", UpstreamID: "mock-embedding"}}},
+		InputPrice: 100_000, Deployments: []catalog.Deployment{{Provider: "mock", UpstreamID: "mock-embedding"}}},
 }
 
 // Provider is the mock upstream.
