@@ -85,6 +85,27 @@ func (s *Store) SetAccountModels(ctx context.Context, id string, models []string
 	})
 }
 
+// SetAccountDisabled disables an account (its keys are refused and its
+// owner cannot sign in) or enables it again, and tells every server.
+// Disabling also ends the owner's dashboard sessions.
+func (s *Store) SetAccountDisabled(ctx context.Context, id string, disabled bool) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE accounts SET disabled = $1 WHERE id = $2`, disabled, id)
+		if err != nil {
+			return fmt.Errorf("set account disabled: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("account %s: %w", id, ErrNotFound)
+		}
+		if disabled {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE account_id = $1`, id); err != nil {
+				return fmt.Errorf("end sessions of disabled account: %w", err)
+			}
+		}
+		return s.recordChange(ctx, tx, events.KindAccount, id)
+	})
+}
+
 // AccountByEmail returns the account with that email, or ErrNotFound.
 func (s *Store) AccountByEmail(ctx context.Context, email string) (Account, error) {
 	row := s.db.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE email = $1`, NormalizeEmail(email))

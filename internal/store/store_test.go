@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -69,6 +70,53 @@ func TestAccounts(t *testing.T) {
 		all, err := s.ListAccounts(ctx)
 		if err != nil || len(all) != 1 {
 			t.Errorf("ListAccounts = %v, %v", all, err)
+		}
+	})
+}
+
+// TestSetAccountDisabled disables an account: its keys look disabled to
+// the gateway, its sessions end, every server is told; enabling undoes
+// all but the sessions.
+func TestSetAccountDisabled(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		s := storetest.Open(t, b.URL)
+		a, _ := s.CreateAccount(ctx, store.NewAccount{Email: "a@example.com"})
+		other, _ := s.CreateAccount(ctx, store.NewAccount{Email: "other@example.com"})
+		_, hash := newKey(t, s, a.ID, "ci")
+		now := time.Now()
+		for i, acct := range []string{a.ID, a.ID, other.ID} {
+			if _, err := s.CreateSession(ctx, store.NewSession{AccountID: acct, TokenHash: fmt.Sprintf("%064d", i),
+				CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, disabled := range []bool{true, false} {
+			before, _ := s.LatestChange(ctx)
+			if err := s.SetAccountDisabled(ctx, a.ID, disabled); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := s.AccountByID(ctx, a.ID)
+			ka, _ := s.LookupKey(ctx, hash)
+			if got.Disabled != disabled || ka.AccountDisabled != disabled {
+				t.Errorf("disabled %v: account %v, key's account %v", disabled, got.Disabled, ka.AccountDisabled)
+			}
+			changes, _ := s.ChangesSince(ctx, before)
+			if len(changes) != 1 || changes[0].Kind != events.KindAccount || changes[0].Ref != a.ID {
+				t.Errorf("disabled %v: changes %+v, want one of account %s", disabled, changes, a.ID)
+			}
+		}
+		for i, want := range []bool{false, false, true} {
+			_, err := s.SessionByToken(ctx, fmt.Sprintf("%064d", i), now)
+			if got := err == nil; got != want {
+				t.Errorf("session %d alive = %v (%v), want %v", i, got, err, want)
+			}
+		}
+		if o, _ := s.AccountByID(ctx, other.ID); o.Disabled {
+			t.Error("the other account was disabled")
+		}
+		if err := s.SetAccountDisabled(ctx, "acct_nope", true); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("unknown account: %v, want ErrNotFound", err)
 		}
 	})
 }

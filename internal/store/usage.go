@@ -385,6 +385,32 @@ func (s *Store) MonthSpend(ctx context.Context, accountID, keyID, period string)
 	return usd.Amount(a), usd.Amount(k), nil
 }
 
+// SpendByAccount returns every account's spend in period "2006-01"
+// (UTC), from the daily rollup; an account without any is absent.
+func (s *Store) SpendByAccount(ctx context.Context, period string) (map[string]usd.Amount, error) {
+	if !validPeriod(period) {
+		return nil, fmt.Errorf("spend by account: period %q is not a month such as 2006-01", period)
+	}
+	type spend struct {
+		id   string
+		cost int64
+	}
+	rows, err := queryRows(ctx, s.db, func(row interface{ Scan(...any) error }) (spend, error) {
+		var v spend
+		err := row.Scan(&v.id, &v.cost)
+		return v, err
+	}, `SELECT account_id, CAST(SUM(cost) AS BIGINT) FROM usage_daily WHERE day >= $1 AND day <= $2 GROUP BY account_id`,
+		period+"-01", period+"-31")
+	if err != nil {
+		return nil, fmt.Errorf("spend by account: %w", err)
+	}
+	out := make(map[string]usd.Amount, len(rows))
+	for _, r := range rows {
+		out[r.id] = usd.Amount(r.cost)
+	}
+	return out, nil
+}
+
 // validPeriod reports whether p is a calendar month such as "2006-01".
 func validPeriod(p string) bool {
 	t, err := time.Parse("2006-01", p)

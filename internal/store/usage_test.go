@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -325,6 +326,17 @@ func TestMonthSpend(t *testing.T) {
 			if _, _, err := s.MonthSpend(ctx, "acct_a", "", period); err == nil {
 				t.Errorf("MonthSpend with period %q succeeded", period)
 			}
+			if _, err := s.SpendByAccount(ctx, period); err == nil {
+				t.Errorf("SpendByAccount with period %q succeeded", period)
+			}
+		}
+		byAccount, err := s.SpendByAccount(ctx, "2026-05")
+		want := map[string]usd.Amount{"acct_a": recs[1].Cost + recs[2].Cost, "acct_b": recs[4].Cost}
+		if err != nil || !maps.Equal(byAccount, want) {
+			t.Errorf("SpendByAccount(2026-05) = %v, %v; want %v", byAccount, err, want)
+		}
+		if none, err := s.SpendByAccount(ctx, "2025-05"); err != nil || len(none) != 0 {
+			t.Errorf("SpendByAccount(2025-05) = %v, %v; want none", none, err)
 		}
 	})
 }
