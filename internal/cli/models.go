@@ -26,7 +26,6 @@ func runModels(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
 	type row struct {
 		ID       string `json:"id"`
 		Family   string `json:"family"`
@@ -43,18 +42,9 @@ func runModels(ctx context.Context, env Env, args []string) error {
 		if !m.SunsetOn.IsZero() {
 			r.Sunset = m.SunsetOn.Format(time.DateOnly)
 		}
-		p, reachable := routes.Reachable(m)
-		switch {
-		case m.Retired(now):
-			r.Status = "retired"
-		case !reachable:
-			r.Status = "unreachable"
-		case m.UnderNotice(now):
-			r.Status = "available (deprecated)"
-		default:
-			r.Status = "available"
-		}
-		if reachable {
+		status, p := routes.Status(m)
+		r.Status = string(status)
+		if p != nil {
 			r.Provider = p.Name()
 		}
 		if m.Mode == catalog.ModeEmbedding {

@@ -5,6 +5,7 @@ package route
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,6 +86,44 @@ func (t *Table) serve(m *catalog.Model) (provider.Provider, string, bool) {
 func (t *Table) Reachable(m *catalog.Model) (provider.Provider, bool) {
 	p, _, ok := t.serve(m)
 	return p, ok
+}
+
+// Status is what a catalogue model is to this gateway now.
+type Status string
+
+// Statuses of a model, as `switchyard models` and the operator pages
+// show them.
+const (
+	StatusAvailable   Status = "available"
+	StatusDeprecated  Status = "available (deprecated)" // under notice of retirement
+	StatusUnreachable Status = "unreachable"            // no configured provider serves it
+	StatusRetired     Status = "retired"
+)
+
+// Status returns m's status and, when reachable, the provider that
+// serves it.
+func (t *Table) Status(m *catalog.Model) (Status, provider.Provider) {
+	p, reachable := t.Reachable(m)
+	now := t.now()
+	switch {
+	case m.Retired(now):
+		return StatusRetired, p
+	case !reachable:
+		return StatusUnreachable, nil
+	case m.UnderNotice(now):
+		return StatusDeprecated, p
+	}
+	return StatusAvailable, p
+}
+
+// Providers returns the configured providers, sorted by name.
+func (t *Table) Providers() []provider.Provider {
+	out := make([]provider.Provider, 0, len(t.byName))
+	for _, p := range t.byName {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b provider.Provider) int { return strings.Compare(a.Name(), b.Name()) })
+	return out
 }
 
 // Available returns the models the caller may use now, in catalogue order.

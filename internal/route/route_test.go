@@ -2,6 +2,7 @@ package route_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -299,5 +300,42 @@ func TestReachable(t *testing.T) {
 	}
 	if tab.Catalog() != cat {
 		t.Error("Catalog() is not the table's catalogue")
+	}
+}
+
+func TestStatus(t *testing.T) {
+	cat := builtin(t)
+	tab := route.New(cat, []provider.Provider{fake{"openai-main", "openai"}, fake{"claude", "anthropic"}}, clock(today))
+	tests := []struct {
+		id         string
+		want       route.Status
+		wantServer string
+	}{
+		{"gpt-5.4", route.StatusAvailable, "openai-main"},
+		{"gpt-4o", route.StatusDeprecated, "openai-main"}, // sunset on 2027-01-14
+		{"claude-sonnet-4-5", route.StatusDeprecated, "claude"}, // sunset on 2026-11-30
+		{"gpt-3.5-turbo", route.StatusRetired, "openai-main"},
+		{"llama-3.3-70b-instruct", route.StatusUnreachable, ""},
+	}
+	for _, tt := range tests {
+		m, ok := cat.Lookup(tt.id)
+		if !ok {
+			t.Fatalf("%s not in the catalogue", tt.id)
+		}
+		status, p := tab.Status(m)
+		server := ""
+		if p != nil {
+			server = p.Name()
+		}
+		if status != tt.want || server != tt.wantServer {
+			t.Errorf("Status(%s) = %q, %q; want %q, %q", tt.id, status, server, tt.want, tt.wantServer)
+		}
+	}
+	var names []string
+	for _, p := range tab.Providers() {
+		names = append(names, p.Name())
+	}
+	if want := []string{"claude", "openai-main"}; !slices.Equal(names, want) {
+		t.Errorf("Providers = %v, want %v", names, want)
 	}
 }
