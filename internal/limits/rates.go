@@ -138,3 +138,36 @@ func (r *Rates) Settle(ctx context.Context, s Subject, reserved, used int64) err
 	}
 	return nil
 }
+
+// Use is how much of each rate limit of a subject is taken now: units
+// charged within the last minute and not yet returned. Each is 0 where
+// no limit applies.
+type Use struct {
+	KeyRequests, AccountRequests int64
+	KeyTokens, AccountTokens     int64
+}
+
+// Current reports the subject's use of its limits without taking
+// anything; only the buckets of limits that apply are read.
+func (r *Rates) Current(ctx context.Context, s Subject) (Use, error) {
+	var u Use
+	for _, c := range []struct {
+		check
+		out *int64
+	}{
+		{check{"requests", "key", s.KeyID, s.KeyRPM, 0}, &u.KeyRequests},
+		{check{"requests", "account", s.AccountID, s.AccountRPM, 0}, &u.AccountRequests},
+		{check{"tokens", "key", s.KeyID, s.KeyTPM, 0}, &u.KeyTokens},
+		{check{"tokens", "account", s.AccountID, s.AccountTPM, 0}, &u.AccountTokens},
+	} {
+		if c.limit <= 0 {
+			continue
+		}
+		d, err := r.lim.Take(ctx, c.bucket(), c.rate(), 0)
+		if err != nil {
+			return Use{}, err
+		}
+		*c.out = d.Limit - d.Remaining
+	}
+	return u, nil
+}

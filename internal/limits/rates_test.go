@@ -81,3 +81,34 @@ func TestRatesTokens(t *testing.T) {
 		t.Errorf("unlimited: %+v %v", out, err)
 	}
 }
+
+// TestRatesCurrent reads use without taking any: it counts what Reserve
+// and Settle charged, and what has come back after 30 s.
+func TestRatesCurrent(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	r := limits.NewRates(limits.NewMemory(func() time.Time { return now }))
+	s := limits.Subject{AccountID: "acct_c", KeyID: "key_c", KeyRPM: 60, AccountRPM: 600, KeyTPM: 6000}
+	for range 10 {
+		if out, err := r.Reserve(ctx, s, 400); err != nil || out.Refused != nil {
+			t.Fatalf("reserve: %+v, %v", out.Refused, err)
+		}
+	}
+	if err := r.Settle(ctx, s, 400, 100); err != nil { // one request used 100 of its 400
+		t.Fatal(err)
+	}
+	want := limits.Use{KeyRequests: 10, AccountRequests: 10, KeyTokens: 3700}
+	for range 2 { // reading twice takes nothing
+		if got, err := r.Current(ctx, s); err != nil || got != want {
+			t.Errorf("Current = %+v, %v; want %+v", got, err, want)
+		}
+	}
+	now = now.Add(30 * time.Second) // half a minute returns half a limit
+	want = limits.Use{KeyRequests: 0, AccountRequests: 0, KeyTokens: 700}
+	if got, err := r.Current(ctx, s); err != nil || got != want {
+		t.Errorf("after 30 s: Current = %+v, %v; want %+v", got, err, want)
+	}
+	if got, err := r.Current(ctx, limits.Subject{AccountID: "acct_none", KeyID: "key_none"}); err != nil || got != (limits.Use{}) {
+		t.Errorf("no limits: Current = %+v, %v", got, err)
+	}
+}
