@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -44,7 +43,7 @@ func runUsage(ctx context.Context, env Env, args []string) error {
 	case *asJSON:
 		return printJSON(env.Stdout, usageJSON(q.By, rows))
 	case *asCSV:
-		return printUsageCSV(env.Stdout, q.By, rows)
+		return store.WriteUsageCSV(env.Stdout, q.By, rows)
 	}
 	return printUsage(env.Stdout, q.By, rows)
 }
@@ -89,8 +88,6 @@ func usageGroup(by string, r store.UsageRow) (names, values []string) {
 	return []string{"day"}, []string{r.Day}
 }
 
-var usageColumns = []string{"requests", "errors", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd"}
-
 func usageValues(r store.UsageRow) []string {
 	return []string{
 		strconv.FormatInt(r.Requests, 10), strconv.FormatInt(r.Errors, 10), strconv.FormatInt(r.PromptTokens, 10),
@@ -113,18 +110,6 @@ func printUsage(w io.Writer, by string, rows []store.UsageRow) error {
 		fmt.Fprintln(tw, strings.Join(append(values, usageValues(r)...), "\t"))
 	}
 	return tw.Flush()
-}
-
-func printUsageCSV(w io.Writer, by string, rows []store.UsageRow) error {
-	cw := csv.NewWriter(w)
-	group, _ := usageGroup(by, store.UsageRow{})
-	cw.Write(append(group, usageColumns...))
-	for _, r := range rows {
-		_, values := usageGroup(by, r)
-		cw.Write(append(values, usageValues(r)...))
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 func usageJSON(by string, rows []store.UsageRow) []map[string]any {

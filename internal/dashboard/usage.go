@@ -1,11 +1,9 @@
 package dashboard
 
 import (
-	"encoding/csv"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -118,8 +116,8 @@ func groupName(by string, r store.UsageRow) string {
 	return r.Day
 }
 
-// usageCSV exports the usage page's rows in the columns and number
-// formats of `switchyard usage --csv`.
+// usageCSV exports the usage page's rows with store.WriteUsageCSV, the
+// writer of `switchyard usage --csv`.
 func (d *Dashboard) usageCSV(w http.ResponseWriter, r *http.Request, s *session) {
 	q, problem := usageQuery(d.now(), r.URL.Query())
 	if problem != "" {
@@ -136,23 +134,8 @@ func (d *Dashboard) usageCSV(w http.ResponseWriter, r *http.Request, s *session)
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="switchyard-usage-%s-to-%s-by-%s.csv"`,
 		q.Since.Format(time.DateOnly), q.Until.Format(time.DateOnly), q.By))
-	cw := csv.NewWriter(w)
-	header := map[string][]string{"day": {"day"}, "model": {"model"}, "key": {"key_id", "key_name"}}[q.By]
-	cw.Write(append(header, "requests", "errors", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd"))
-	for _, row := range rows {
-		group := []string{row.Day}
-		switch q.By {
-		case "model":
-			group = []string{row.Model}
-		case "key":
-			group = []string{row.KeyID, row.KeyName}
-		}
-		cw.Write(append(group, strconv.FormatInt(row.Requests, 10), strconv.FormatInt(row.Errors, 10),
-			strconv.FormatInt(row.PromptTokens, 10), strconv.FormatInt(row.CompletionTokens, 10),
-			strconv.FormatInt(row.TotalTokens, 10), row.Cost.String()))
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		d.log.Warn("write usage csv", "err", err)
+	// Once writing starts the status is sent: a failure can only be logged.
+	if err := store.WriteUsageCSV(w, q.By, rows); err != nil {
+		d.log.Warn("export usage", "route", r.Pattern, "err", err)
 	}
 }
