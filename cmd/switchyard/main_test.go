@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -84,12 +87,15 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// stdout waits until the child's stdout has at least one full line (the
-// dev key message comes before the listen log, but on another pipe).
+// stdout waits until the child has printed what serve --dev prints, up to
+// the dev key line (it comes before the listen log, but on another pipe).
 func (s *server) stdout(t *testing.T) string {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if out := s.out.String(); strings.Count(out, "\n") >= 2 {
+		out := s.out.String()
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if last := lines[len(lines)-1]; strings.HasSuffix(out, "\n") &&
+			(strings.HasPrefix(last, "sk-switchyard-") || strings.HasPrefix(last, "For a new one: switchyard keys create")) {
 			return out
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -277,14 +283,47 @@ func TestDevMode(t *testing.T) {
 	if got := status(t, s.URL, "sk-switchyard-"+strings.Repeat("x", 32)); got != http.StatusUnauthorized {
 		t.Errorf("wrong key: %d", got)
 	}
+	m := regexp.MustCompile(`Dashboard: (http://\S+)\nSign in as dev@switchyard.local with the password \(shown once, keep it\): (\S+)\n`).FindStringSubmatch(out)
+	if m == nil || m[1] != s.URL+"/dashboard" {
+		t.Fatalf("serve --dev printed %q, want the dashboard's address and the dev password", out)
+	}
+	devPassword := m[2]
+	if got := signIn(t, s.URL, "dev@switchyard.local", devPassword); got != "/dashboard" {
+		t.Errorf("signing in with the dev password: redirected to %q", got)
+	}
 	s.stop(t)
 	s2 := serve(t, dir, "", "--dev")
-	if out := s2.stdout(t); strings.Contains(out, key) || !strings.Contains(out, "shown only once") {
+	if out := s2.stdout(t); strings.Contains(out, key) || strings.Contains(out, devPassword) || !strings.Contains(out, "shown only once") ||
+		!strings.Contains(out, "the password was shown when it was made") {
 		t.Errorf("second --dev start printed %q", out)
 	}
 	if got := status(t, s2.URL, key); got != http.StatusOK {
 		t.Errorf("dev key after restart: %d", got)
 	}
+}
+
+// signIn signs in to the dashboard at base as a browser would and
+// returns where the form redirects ("/dashboard" on success).
+func signIn(t *testing.T, base, email, pw string) string {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(base + "/dashboard/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	token := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page)
+	if token == nil {
+		t.Fatalf("no form token on the sign-in page:\n%s", page)
+	}
+	resp, err = c.PostForm(base+"/dashboard/login", url.Values{"csrf": {string(token[1])}, "email": {email}, "password": {pw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get("Location")
 }
 
 func TestBadConfigStopsStartup(t *testing.T) {
@@ -398,5 +437,46 @@ func TestAllowListCommands(t *testing.T) {
 	bad := command(ctx, dir, db, "keys", "create", "--account", "o@example.com", "--name", "n", "--models", "gpt-*-x")
 	if out, err := bad.CombinedOutput(); err == nil {
 		t.Errorf("a * in the middle was accepted: %s", out)
+	}
+}
+
+// TestCLIAccountsUpdate sets a password and disables and enables an
+// account from the command line, against a running server: the disable
+// refuses the account's key, the enable lets it back, and the new
+// password signs in.
+func TestCLIAccountsUpdate(t *testing.T) {
+	dir := t.TempDir()
+	key, _ := createKey(t, dir, "")
+	s := serve(t, dir, "")
+	if got := status(t, s.URL, key); got != http.StatusOK {
+		t.Fatalf("before: %d", got)
+	}
+	out := run(t, dir, "", "", "accounts", "update", "--email", "owner@example.com", "--disable")
+	if !strings.Contains(out, "disabled") {
+		t.Errorf("--disable printed %q", out)
+	}
+	waitRefused(t, s.URL, key, time.Now())
+	run(t, dir, "", "a brand new password\n", "accounts", "update", "--email", "owner@example.com", "--enable", "--password-stdin")
+	deadline := time.Now().Add(5 * time.Second)
+	for status(t, s.URL, key) != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("the key is still refused 5 s after --enable")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := signIn(t, s.URL, "owner@example.com", "a brand new password"); got != "/dashboard" {
+		t.Errorf("sign-in with the new password: redirected to %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, args := range [][]string{
+		{"--disable", "--enable"},
+		{},
+		{"--password-stdin"}, // too short: the stdin below is empty
+	} {
+		cmd := command(ctx, dir, "", append([]string{"accounts", "update", "--email", "owner@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Errorf("accounts update %v succeeded: %s", args, out)
+		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/meter"
+	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
@@ -106,8 +107,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		opt.Meter = a.meter
 		opt.Budget = limits.NewBudget(a.spend, cfg.Limits.FailClosed, log)
 	}
-	opt.Rates, opt.OutputAllowance = a.buildRates(), cfg.Limits.OutputAllowance
-	h, err := a.mountDashboard(api.New(opt))
+	rates := a.buildRates()
+	opt.Rates, opt.OutputAllowance = rates, cfg.Limits.OutputAllowance
+	h, err := a.mountDashboard(api.New(opt), routes, rates)
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -143,6 +145,17 @@ func (a *App) RevokeKey(ctx context.Context, id string) (store.Key, error) {
 	return k, nil
 }
 
+// InvalidateAccount drops what this process caches of an account (its
+// keys, limits, allow-list, alert rules), so that a change the dashboard
+// just stored applies from the very next request; other processes learn
+// of it through the change feed.
+func (a *App) InvalidateAccount(id string) {
+	a.auth.InvalidateAccount(id)
+	if a.alerts != nil {
+		a.alerts.Invalidate(id)
+	}
+}
+
 // onChange invalidates what another process changed.
 func (a *App) onChange(c events.Change) {
 	switch c.Kind {
@@ -154,10 +167,7 @@ func (a *App) onChange(c events.Change) {
 		}
 		a.auth.Invalidate(h)
 	case events.KindAccount:
-		a.auth.InvalidateAccount(c.Ref)
-		if a.alerts != nil {
-			a.alerts.Invalidate(c.Ref)
-		}
+		a.InvalidateAccount(c.Ref)
 	case events.KindAlerts:
 		if a.alerts != nil {
 			a.alerts.Invalidate(c.Ref)
@@ -269,7 +279,7 @@ const redisPrefix = "switchyard:"
 
 // buildRates returns the rate limiter: in process, or Redis with a
 // per-process fallback while Redis is unreachable.
-func (a *App) buildRates() api.RateLimiter {
+func (a *App) buildRates() *limits.Rates {
 	mem := limits.NewMemory(nil)
 	if a.redis == nil {
 		return limits.NewRates(mem)
@@ -308,14 +318,15 @@ func (a *App) recoverUsage(ctx context.Context) error {
 }
 
 // mountDashboard returns h with the dashboard under /dashboard, or h
-// alone when the dashboard is off or has a listener of its own.
-func (a *App) mountDashboard(h http.Handler) (http.Handler, error) {
+// alone when the dashboard is off or has a listener of its own. The
+// dashboard reads the same routing table and rate limiter as the API.
+func (a *App) mountDashboard(h http.Handler, routes *route.Table, rates *limits.Rates) (http.Handler, error) {
 	cfg := a.cfg.Dashboard
 	if !cfg.Enabled {
 		return h, nil
 	}
-	d, err := dashboard.New(dashboard.Options{Store: a.store, Revoker: a, Config: cfg, Limits: a.cfg.Limits,
-		Metering: a.cfg.Metering.Enabled, Log: a.log})
+	d, err := dashboard.New(dashboard.Options{Store: a.store, Revoker: a, Invalidator: a, Config: cfg, Limits: a.cfg.Limits,
+		Rates: rates, Routes: routes, Providers: a.cfg.Providers, Metering: a.cfg.Metering.Enabled, Log: a.log})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/password"
+	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
 )
 
@@ -93,6 +94,59 @@ func TestDashboardRevokeTakesEffectOnNextRequest(t *testing.T) {
 		}
 		if resp, _, raw := do(t, "GET", g.URL+"/v1/models", hdr, ""); resp.StatusCode != 401 {
 			t.Fatalf("next request after revoke: %d %s", resp.StatusCode, raw)
+		}
+	})
+}
+
+// TestDashboardOperatorChangesApplyOnNextRequest has an operator change
+// an account in the dashboard served beside the API: a new rate limit
+// shows in the very next response's headers, a disable refuses the
+// account's key on the very next request, and an enable lets it back.
+func TestDashboardOperatorChangesApplyOnNextRequest(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		g := startWith(t, b.URL, nil, func(c *config.Config) { c.Dev = true }) // the mock's models
+		key, _ := g.newKey(t, "owner@example.com")
+		owner, _ := g.Store.AccountByEmail(ctx, "owner@example.com")
+		hash, err := password.Hash("operator password")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Store.CreateAccount(ctx, store.NewAccount{Email: "ops@example.com", PasswordHash: hash, IsAdmin: true}); err != nil {
+			t.Fatal(err)
+		}
+		hdr := map[string]string{"Authorization": "Bearer " + key}
+		for range 3 { // warm the cache
+			if resp, _, raw := do(t, "GET", g.URL+"/v1/models", hdr, ""); resp.StatusCode != 200 {
+				t.Fatalf("before: %d %s", resp.StatusCode, raw)
+			}
+		}
+		d := newDashboardClient(t, g.URL)
+		d.submit("/dashboard/login", "/dashboard/login", url.Values{"email": {"ops@example.com"}, "password": {"operator password"}})
+		page := "/dashboard/admin/accounts/" + owner.ID
+
+		resp := d.submit(page, page, url.Values{"rpm": {"1234"}})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("save limits: %d", resp.StatusCode)
+		}
+		body := `{"model":"mock-chat","messages":[{"role":"user","content":"hi"}]}`
+		hdr["Content-Type"] = "application/json"
+		if resp, _, raw := do(t, "POST", g.URL+"/v1/chat/completions", hdr, body); resp.StatusCode != 200 ||
+			resp.Header.Get("X-Ratelimit-Limit-Requests") != "1234" {
+			t.Fatalf("next request after the new limit: %d, limit header %q: %s", resp.StatusCode, resp.Header.Get("X-Ratelimit-Limit-Requests"), raw)
+		}
+
+		if resp := d.submit(page, page+"/disable", url.Values{}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("disable: %d", resp.StatusCode)
+		}
+		if resp, _, raw := do(t, "GET", g.URL+"/v1/models", hdr, ""); resp.StatusCode != 401 {
+			t.Fatalf("next request after disable: %d %s", resp.StatusCode, raw)
+		}
+		if resp := d.submit(page, page+"/enable", url.Values{}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("enable: %d", resp.StatusCode)
+		}
+		if resp, _, raw := do(t, "GET", g.URL+"/v1/models", hdr, ""); resp.StatusCode != 200 {
+			t.Fatalf("next request after enable: %d %s", resp.StatusCode, raw)
 		}
 	})
 }

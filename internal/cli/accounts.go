@@ -36,15 +36,9 @@ func accountsCreate(ctx context.Context, env Env, args []string) error {
 	if !validEmail(*email) {
 		return usageErr("--email: expected an email address such as owner@example.com")
 	}
-	hash := ""
-	if *pwStdin {
-		pw, err := readPassword(env.Stdin)
-		if err != nil {
-			return err
-		}
-		if hash, err = password.Hash(pw); err != nil {
-			return usageErr("password: %v", err)
-		}
+	hash, err := passwordHash(env, *pwStdin)
+	if err != nil {
+		return err
 	}
 	st, err := openStore(ctx, env, *cfgPath)
 	if err != nil {
@@ -67,6 +61,23 @@ func accountsCreate(ctx context.Context, env Env, args []string) error {
 	}
 	fmt.Fprintln(env.Stdout, ".")
 	return nil
+}
+
+// passwordHash reads the password from stdin when fromStdin is set and
+// returns its hash; "" when it is not set.
+func passwordHash(env Env, fromStdin bool) (string, error) {
+	if !fromStdin {
+		return "", nil
+	}
+	pw, err := readPassword(env.Stdin)
+	if err != nil {
+		return "", err
+	}
+	hash, err := password.Hash(pw)
+	if err != nil {
+		return "", usageErr("password: %v", err)
+	}
+	return hash, nil
 }
 
 // readPassword reads one line from r, without its line ending.
@@ -162,32 +173,76 @@ func accountsUpdate(ctx context.Context, env Env, args []string) error {
 	fs, cfgPath := newFlags(env, "accounts update")
 	email := fs.String("email", "", "owner's email `address` (required)")
 	models := fs.String("models", "", "comma-separated model `IDs` the account may use; \"\" or \"all\" permits every model")
+	pwStdin := fs.Bool("password-stdin", false, "set the owner's password from the first line of stdin (signs out every session)")
+	disable := fs.Bool("disable", false, "disable the account: its keys are refused and its owner cannot sign in")
+	enable := fs.Bool("enable", false, "enable a disabled account again")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if *email == "" {
 		return usageErr("--email is required")
 	}
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "models" })
-	if !set {
-		return usageErr("nothing to update: give --models")
+	setModels := false
+	fs.Visit(func(f *flag.Flag) { setModels = setModels || f.Name == "models" })
+	switch {
+	case *disable && *enable:
+		return usageErr("--disable and --enable: give one of them")
+	case !setModels && !*pwStdin && !*disable && !*enable:
+		return usageErr("nothing to update: give --models, --password-stdin, --disable or --enable")
 	}
-	allowed, err := modelList(*models)
+	var allowed []string
+	if setModels {
+		var err error
+		if allowed, err = modelList(*models); err != nil {
+			return err
+		}
+		if len(allowed) == 1 && allowed[0] == "all" {
+			allowed = nil
+		}
+	}
+	hash, err := passwordHash(env, *pwStdin)
 	if err != nil {
 		return err
-	}
-	if len(allowed) == 1 && allowed[0] == "all" {
-		allowed = nil
 	}
 	st, a, err := openAccount(ctx, env, *cfgPath, *email)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.SetAccountModels(ctx, a.ID, allowed); err != nil {
-		return err
+	return updateAccount(ctx, env, st, a, accountUpdate{models: setModels, allowed: allowed, hash: hash,
+		disable: *disable, enable: *enable})
+}
+
+// accountUpdate is what accounts update changes.
+type accountUpdate struct {
+	models          bool // set the allow-list to allowed
+	allowed         []string
+	hash            string // a new password's hash; "" leaves it
+	disable, enable bool
+}
+
+func updateAccount(ctx context.Context, env Env, st *store.Store, a store.Account, u accountUpdate) error {
+	if u.models {
+		if err := st.SetAccountModels(ctx, a.ID, u.allowed); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Account %s may use: %s.\n", a.Email, modelsText(u.allowed))
 	}
-	fmt.Fprintf(env.Stdout, "Account %s may use: %s.\n", a.Email, modelsText(allowed))
+	if u.hash != "" {
+		if err := st.SetPassword(ctx, a.ID, u.hash); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Password of %s set; its dashboard sessions were signed out.\n", a.Email)
+	}
+	if u.disable || u.enable {
+		if err := st.SetAccountDisabled(ctx, a.ID, u.disable); err != nil {
+			return err
+		}
+		if u.disable {
+			fmt.Fprintf(env.Stdout, "Account %s disabled: its keys are refused and its owner cannot sign in.\n", a.Email)
+		} else {
+			fmt.Fprintf(env.Stdout, "Account %s enabled.\n", a.Email)
+		}
+	}
 	return nil
 }

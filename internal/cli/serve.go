@@ -2,13 +2,19 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
 	"github.com/switchyard-gw/switchyard/internal/app"
+	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/dashboard"
+	"github.com/switchyard-gw/switchyard/internal/password"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
 
@@ -38,28 +44,33 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	defer a.Close()
-	if cfg.Dev {
-		if err := ensureDevKey(ctx, env, a.Store()); err != nil {
-			return err
-		}
-	}
 	addr, err := a.Listen()
 	if err != nil {
 		return err
+	}
+	if cfg.Dev {
+		if err := ensureDev(ctx, env, a.Store(), dashboardURL(cfg, addr, a.DashboardAddr())); err != nil {
+			return err
+		}
 	}
 	log.Info("switchyard listening", "addr", addr.String(), "database", a.Store().Dialect(), "version", Version())
 	return a.Run(ctx)
 }
 
-// ensureDevKey creates the dev account and a dev key once; the key is
-// printed when it is created and never again.
-func ensureDevKey(ctx context.Context, env Env, st *store.Store) error {
+// ensureDev creates the dev account (an operator, so that the whole
+// dashboard can be tried), its password and a dev key once; each secret
+// is printed when it is made and never again. The key is printed last,
+// alone on its line.
+func ensureDev(ctx context.Context, env Env, st *store.Store, dashboard string) error {
 	acct, err := st.AccountByEmail(ctx, devEmail)
 	if errors.Is(err, store.ErrNotFound) {
-		acct, err = st.CreateAccount(ctx, store.NewAccount{Email: devEmail})
+		acct, err = st.CreateAccount(ctx, store.NewAccount{Email: devEmail, IsAdmin: true})
 	}
 	if err != nil {
 		return fmt.Errorf("dev account: %w", err)
+	}
+	if err := ensureDevPassword(ctx, env, st, acct, dashboard); err != nil {
+		return err
 	}
 	keys, err := st.ListKeys(ctx, acct.ID)
 	if err != nil {
@@ -79,4 +90,50 @@ func ensureDevKey(ctx context.Context, env Env, st *store.Store) error {
 	}
 	fmt.Fprintf(env.Stdout, "Dev account %s; dev API key (shown once, keep it):\n%s\n", devEmail, full)
 	return nil
+}
+
+// ensureDevPassword gives the dev account a generated password when it
+// has none, and prints it with where to sign in.
+func ensureDevPassword(ctx context.Context, env Env, st *store.Store, acct store.Account, dashboard string) error {
+	h, err := st.PasswordHash(ctx, acct.Email)
+	if err != nil {
+		return fmt.Errorf("dev account: %w", err)
+	}
+	if dashboard == "" {
+		return nil
+	}
+	if h != "" {
+		fmt.Fprintf(env.Stdout, "Dashboard: %s (sign in as %s; the password was shown when it was made.\n"+
+			"For a new one: echo NEW-PASSWORD | switchyard accounts update --email %s --password-stdin)\n", dashboard, devEmail, devEmail)
+		return nil
+	}
+	pw := rand.Text()
+	if h, err = password.Hash(pw); err == nil {
+		err = st.SetPassword(ctx, acct.ID, h)
+	}
+	if err != nil {
+		return fmt.Errorf("dev account password: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "Dashboard: %s\nSign in as %s with the password (shown once, keep it): %s\n", dashboard, devEmail, pw)
+	return nil
+}
+
+// dashboardURL returns the dashboard's address for people to open: on
+// its own listener or the API's; "" when it is off.
+func dashboardURL(cfg *config.Config, api, own net.Addr) string {
+	if !cfg.Dashboard.Enabled {
+		return ""
+	}
+	if own != nil {
+		api = own
+	}
+	host := api.String()
+	if ta, ok := api.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		host = net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+	}
+	scheme := "http://"
+	if cfg.TLS.Enabled() {
+		scheme = "https://"
+	}
+	return scheme + host + dashboard.Prefix
 }

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/password"
+	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
@@ -27,6 +29,19 @@ const Prefix = "/dashboard"
 // a cache).
 type KeyRevoker interface {
 	RevokeKey(ctx context.Context, id string) (store.Key, error)
+}
+
+// AccountInvalidator drops what the serving process caches of an
+// account, so that a change made here applies from its next request
+// (implemented by *app.App).
+type AccountInvalidator interface {
+	InvalidateAccount(id string)
+}
+
+// RateReader reads how much of its rate limits a key or account uses
+// now, without taking any (implemented by *limits.Rates).
+type RateReader interface {
+	Current(ctx context.Context, s limits.Subject) (limits.Use, error)
 }
 
 // Options configure New.
@@ -42,6 +57,19 @@ type Options struct {
 	// Limits are the configured defaults, shown where a key or account
 	// has no rate limit of its own.
 	Limits config.Limits
+	// Invalidator is told of every change to an account's limits, models
+	// or status, and to its keys' limits. Default: none, which leaves the
+	// serving process to learn of it from the change feed.
+	Invalidator AccountInvalidator
+	// Rates reads the current use of rate limits for the limits page;
+	// nil leaves it out.
+	Rates RateReader
+	// Routes is the gateway's routing table, for the operator's page of
+	// providers and models; nil shows none.
+	Routes *route.Table
+	// Providers are the configured providers, whose base URLs that page
+	// shows (never their keys).
+	Providers []config.Provider
 	// Metering reports whether usage is recorded; without it budgets and
 	// billing alerts are not enforced, and the pages say so.
 	Metering bool
@@ -53,13 +81,17 @@ type Options struct {
 
 // Dashboard is the web interface's handler.
 type Dashboard struct {
-	store    *store.Store
-	revoker  KeyRevoker
-	cfg      config.Dashboard
-	limits   config.Limits
-	metering bool
-	log      *slog.Logger
-	now      func() time.Time
+	store     *store.Store
+	revoker   KeyRevoker
+	cfg       config.Dashboard
+	limits    config.Limits
+	metering  bool
+	rates     RateReader
+	invalid   AccountInvalidator
+	routing   *route.Table
+	providers []config.Provider
+	log       *slog.Logger
+	now       func() time.Time
 
 	pages   map[string]*template.Template
 	static  map[string]staticFile
@@ -80,15 +112,19 @@ func New(opt Options) (*Dashboard, error) {
 		return nil, errors.New("dashboard: a store is required")
 	}
 	d := &Dashboard{
-		store:    opt.Store,
-		revoker:  opt.Revoker,
-		cfg:      opt.Config,
-		limits:   opt.Limits,
-		metering: opt.Metering,
-		log:      opt.Log,
-		now:      opt.Now,
-		byEmail:  newThrottle(5, 15*time.Minute, 100_000),
-		byAddr:   newThrottle(20, 15*time.Minute, 100_000),
+		store:     opt.Store,
+		revoker:   opt.Revoker,
+		cfg:       opt.Config,
+		limits:    opt.Limits,
+		metering:  opt.Metering,
+		rates:     opt.Rates,
+		invalid:   opt.Invalidator,
+		routing:   opt.Routes,
+		providers: opt.Providers,
+		log:       opt.Log,
+		now:       opt.Now,
+		byEmail:   newThrottle(5, 15*time.Minute, 100_000),
+		byAddr:    newThrottle(20, 15*time.Minute, 100_000),
 
 		argonSlots: make(chan struct{}, maxArgon2),
 	}
@@ -145,12 +181,22 @@ func (d *Dashboard) routes() http.Handler {
 	handle("POST "+Prefix+"/keys", d.auth(d.createKey))
 	handle("GET "+Prefix+"/keys/{id}/revoke", d.auth(d.revokeForm))
 	handle("POST "+Prefix+"/keys/{id}/revoke", d.auth(d.revokeKey))
+	handle("GET "+Prefix+"/keys/{id}/limits", d.auth(d.keyLimitsPage))
+	handle("POST "+Prefix+"/keys/{id}/limits", d.auth(d.setKeyLimits))
 	handle("GET "+Prefix+"/usage", d.auth(d.usage))
 	handle("GET "+Prefix+"/usage.csv", d.auth(d.usageCSV))
 	handle("GET "+Prefix+"/limits", d.auth(d.limitsPage))
 	handle("GET "+Prefix+"/alerts", d.auth(d.alerts))
 	handle("POST "+Prefix+"/alerts", d.auth(d.addAlert))
 	handle("POST "+Prefix+"/alerts/{id}/remove", d.auth(d.removeAlert))
+	handle("GET "+Prefix+"/admin", http.RedirectHandler(Prefix+"/admin/accounts", http.StatusSeeOther))
+	handle("GET "+Prefix+"/admin/accounts", d.operator(d.adminAccounts))
+	handle("POST "+Prefix+"/admin/accounts", d.operator(d.createAccount))
+	handle("GET "+Prefix+"/admin/accounts/{id}", d.operator(d.adminAccount))
+	handle("POST "+Prefix+"/admin/accounts/{id}", d.operator(d.updateAccount))
+	handle("POST "+Prefix+"/admin/accounts/{id}/disable", d.operator(d.disableAccount))
+	handle("POST "+Prefix+"/admin/accounts/{id}/enable", d.operator(d.enableAccount))
+	handle("GET "+Prefix+"/admin/providers", d.operator(d.adminProviders))
 	handle(Prefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.notFound(w, r) }))
 
 	cop := http.NewCrossOriginProtection()
@@ -159,6 +205,13 @@ func (d *Dashboard) routes() http.Handler {
 			"This form was sent from another site, so it was not accepted. Go back to the dashboard and try again.")
 	}))
 	return securityHeaders(cop.Handler(mux))
+}
+
+// changed tells the serving process that the account changed.
+func (d *Dashboard) changed(accountID string) {
+	if d.invalid != nil {
+		d.invalid.InvalidateAccount(accountID)
+	}
 }
 
 // ServeHTTP serves the dashboard's paths.

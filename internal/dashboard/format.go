@@ -15,10 +15,12 @@ func (d *Dashboard) funcs() template.FuncMap {
 	return template.FuncMap{
 		"static": d.staticURL,
 		"usd":    func(a usd.Amount) string { return a.Dollars() },
-		"num":    groupDigits,
+		"num":    num,
 		"when":   when,
 		"day":    func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 		"field":  field,
+		"sunset": sunset,
+		"secret": func(id, label, value string) secretField { return secretField{id, label, value} },
 		"rateHint": func(def int64) string {
 			if def <= 0 {
 				return "Default: unlimited."
@@ -26,6 +28,17 @@ func (d *Dashboard) funcs() template.FuncMap {
 			return "Default: " + groupDigits(def) + "."
 		},
 	}
+}
+
+// num formats an integer of any size for templates, as groupDigits.
+func num(v any) (string, error) {
+	switch n := v.(type) {
+	case int:
+		return groupDigits(int64(n)), nil
+	case int64:
+		return groupDigits(n), nil
+	}
+	return "", fmt.Errorf("num: %T is not an integer", v)
 }
 
 // groupDigits formats n with commas between groups of three digits:
@@ -66,6 +79,9 @@ func dayOf(t time.Time) time.Time {
 	t = t.UTC()
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
+
+// secretField is a secret shown once, for the "secret" template.
+type secretField struct{ ID, Label, Value string }
 
 // formField is a labelled input for the "input" template.
 type formField struct {

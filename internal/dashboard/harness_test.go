@@ -284,3 +284,14 @@ func wantRedirect(t *testing.T, what string, r response, location string) {
 		t.Fatalf("%s: %d to %q, want 303 to %q; body:\n%s", what, r.StatusCode, r.Header.Get("Location"), location, r.Body)
 	}
 }
+
+// tableRow returns the table row of body that starts with name, up to
+// its </tr>.
+func tableRow(t *testing.T, body, name string) string {
+	t.Helper()
+	i := strings.Index(body, name)
+	if i < 0 {
+		t.Fatalf("no row %q:\n%s", name, body)
+	}
+	return body[i : i+strings.Index(body[i:], "</tr>")]
+}

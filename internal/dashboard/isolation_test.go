@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -34,6 +35,8 @@ func TestIsolation(t *testing.T) {
 		byID := []struct{ method, path string }{
 			{"GET", "/dashboard/keys/" + f.theirs.ID + "/revoke"},
 			{"POST", "/dashboard/keys/" + f.theirs.ID + "/revoke"},
+			{"GET", "/dashboard/keys/" + f.theirs.ID + "/limits"},
+			{"POST", "/dashboard/keys/" + f.theirs.ID + "/limits"},
 			{"POST", "/dashboard/alerts/" + theirRule.ID + "/remove"},
 		}
 		for _, tt := range byID {
@@ -41,7 +44,7 @@ func TestIsolation(t *testing.T) {
 			if tt.method == "GET" {
 				r = br.get(tt.path)
 			} else {
-				r = br.submit("/dashboard/keys", tt.path, nil)
+				r = br.submit("/dashboard/keys", tt.path, url.Values{"rpm": {"1"}, "budget": {"1"}})
 			}
 			wantStatus(t, tt.method+" "+tt.path, r, http.StatusNotFound)
 			if strings.Contains(r.Body, f.theirs.Name) || strings.Contains(r.Body, f.theirs.Hint) {
@@ -50,6 +53,9 @@ func TestIsolation(t *testing.T) {
 		}
 		if k, _ := h.Store.KeyByID(ctx, f.theirs.ID); k.Status != store.KeyActive {
 			t.Error("the other account's key was revoked")
+		}
+		if k, _ := h.Store.KeyByID(ctx, f.theirs.ID); k.Limits != (store.Limits{}) {
+			t.Errorf("the other account's key limits were changed: %+v", k.Limits)
 		}
 		if got := h.Revoker.revoked(); len(got) != 0 {
 			t.Errorf("revoker called with %v", got)

@@ -3,14 +3,11 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
-	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/store"
-	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
 // maxKeyName bounds a key's name, in characters.
@@ -18,9 +15,10 @@ const maxKeyName = 100
 
 // keyForm is the data of the new-key form, as typed.
 type keyForm struct {
-	Name, Models, RPM, TPM, Budget string
-	Errors                         map[string]string // by field
-	Defaults                       config.Limits
+	Name, Models string
+	limitFields
+	Errors   map[string]string // by field
+	Defaults rateDefaults
 }
 
 // keyCreatedPage shows a new key, the only time it is shown.
@@ -30,7 +28,7 @@ type keyCreatedPage struct {
 }
 
 func (d *Dashboard) keyForm(w http.ResponseWriter, r *http.Request, s *session) {
-	d.render(w, r, http.StatusOK, "key_new", d.page(r, s, "keys", "Create an API key", keyForm{Defaults: d.limits}))
+	d.render(w, r, http.StatusOK, "key_new", d.page(r, s, "keys", "Create an API key", keyForm{Defaults: d.keyDefaults()}))
 }
 
 // createKey creates a key with apikey.Generate, as `switchyard keys
@@ -38,8 +36,7 @@ func (d *Dashboard) keyForm(w http.ResponseWriter, r *http.Request, s *session) 
 // page itself (not a redirect) and is never cached.
 func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session) {
 	f := keyForm{Name: strings.TrimSpace(r.PostForm.Get("name")), Models: r.PostForm.Get("models"),
-		RPM: strings.TrimSpace(r.PostForm.Get("rpm")), TPM: strings.TrimSpace(r.PostForm.Get("tpm")),
-		Budget: strings.TrimSpace(r.PostForm.Get("budget")), Defaults: d.limits}
+		limitFields: readLimitFields(r), Defaults: d.keyDefaults()}
 	models, lim, hasLimits := f.check()
 	if len(f.Errors) > 0 {
 		d.render(w, r, http.StatusUnprocessableEntity, "key_new", d.page(r, s, "keys", "Create an API key", f))
@@ -84,35 +81,19 @@ func (f *keyForm) check() ([]string, store.LimitsUpdate, bool) {
 	if bad != "" {
 		f.Errors["models"] = fmt.Sprintf("“%s” is not a model ID (a single * at the end matches a prefix).", bad)
 	}
+	// On a new key, limits left empty or 0 are not set at all.
 	var u store.LimitsUpdate
-	u.RPM = f.count("rpm", f.RPM)
-	u.TPM = f.count("tpm", f.TPM)
-	if f.Budget != "" {
-		a, err := usd.Parse(f.Budget)
-		if err != nil {
-			f.Errors["budget"] = "Enter an amount in US dollars, such as 25 or 12.50."
-		} else if a > 0 {
-			u.MonthlyBudget = &a
-		}
+	rpm, tpm, budget := f.parse(f.Errors)
+	if rpm > 0 {
+		u.RPM = &rpm
+	}
+	if tpm > 0 {
+		u.TPM = &tpm
+	}
+	if budget > 0 {
+		u.MonthlyBudget = &budget
 	}
 	return models, u, u.RPM != nil || u.TPM != nil || u.MonthlyBudget != nil
-}
-
-// count parses an optional positive rate limit; empty or 0 means the
-// default applies (nil).
-func (f *keyForm) count(field, v string) *int64 {
-	if v == "" {
-		return nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		f.Errors[field] = "Enter a whole number, or leave it empty for the default."
-		return nil
-	}
-	if n == 0 {
-		return nil
-	}
-	return &n
 }
 
 // modelList splits an allow-list typed with commas or spaces; it returns

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 
+	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
@@ -13,6 +14,10 @@ import (
 type rate struct {
 	Value   int64
 	Default bool
+	// Used is how much of it is taken now (units charged in the last
+	// minute and not yet returned); Known reports whether it was read.
+	Used  int64
+	Known bool
 }
 
 // limitRow is the limits and this month's spend of the account or one
@@ -57,12 +62,35 @@ func (d *Dashboard) limitsPage(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	p := limitsPage{Month: now.Format("January 2006"), Metering: d.metering,
 		Account: newLimitRow("This account", nil, s.Account.Limits, acctSpend, d.limits.AccountRPM, d.limits.AccountTPM)}
+	d.readUse(r, &p.Account, limits.Subject{AccountID: s.AccountID, AccountRPM: p.Account.RPM.Value, AccountTPM: p.Account.TPM.Value})
 	for i, k := range keys {
 		if k.Status == store.KeyActive {
-			p.Keys = append(p.Keys, newLimitRow(k.Name, &keys[i], k.Limits, keySpend[k.ID], d.limits.KeyRPM, d.limits.KeyTPM))
+			row := newLimitRow(k.Name, &keys[i], k.Limits, keySpend[k.ID], d.limits.KeyRPM, d.limits.KeyTPM)
+			d.readUse(r, &row, limits.Subject{AccountID: s.AccountID, KeyID: k.ID, KeyRPM: row.RPM.Value, KeyTPM: row.TPM.Value})
+			p.Keys = append(p.Keys, row)
 		}
 	}
 	d.render(w, r, http.StatusOK, "limits", d.page(r, s, "limits", "Limits", p))
+}
+
+// readUse fills in the row's current use of its rate limits, for the
+// subject of either its key or its account. A limiter that cannot be
+// read (Redis away) leaves the use unknown, and the page still renders.
+func (d *Dashboard) readUse(r *http.Request, row *limitRow, sub limits.Subject) {
+	if d.rates == nil || row.RPM.Value == 0 && row.TPM.Value == 0 {
+		return
+	}
+	u, err := d.rates.Current(r.Context(), sub)
+	if err != nil {
+		d.log.Warn("read rate-limit use", "account", sub.AccountID, "key_id", sub.KeyID, "err", err)
+		return
+	}
+	requests, tokens := u.AccountRequests, u.AccountTokens
+	if sub.KeyID != "" {
+		requests, tokens = u.KeyRequests, u.KeyTokens
+	}
+	row.RPM.Used, row.RPM.Known = requests, row.RPM.Value > 0
+	row.TPM.Used, row.TPM.Known = tokens, row.TPM.Value > 0
 }
 
 // newLimitRow resolves stored limits as the gateway does: a rate limit of

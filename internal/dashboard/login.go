@@ -30,6 +30,11 @@ var flashes = map[string]string{
 	"already-revoked":  "That key was already revoked.",
 	"alert-added":      "The alert was added.",
 	"alert-removed":    "The alert was removed. Alerts it already sent stay in the history.",
+	"limits-saved":     "The limits were saved. Every server applies them within moments.",
+	"account-created":  "The account was created. Its owner can sign in with the password you set.",
+	"account-saved":    "The account's limits and models were saved. Every server applies them within moments.",
+	"account-disabled": "The account was disabled: its keys are refused and its owner is signed out.",
+	"account-enabled":  "The account was enabled again: its active keys work and its owner can sign in.",
 }
 
 func flash(r *http.Request) string { return flashes[r.URL.Query().Get("msg")] }

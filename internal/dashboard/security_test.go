@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/dashboard"
+	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
 )
 
@@ -25,11 +27,19 @@ var (
 // <main>, a label for every field, and no inline script or style (which
 // the Content-Security-Policy would block anyway).
 func TestPages(t *testing.T) {
-	h := newHarness(t, storetest.Backends(t)[0], func(o *dashboard.Options) { o.Config.AllowSignup = true })
+	cfg := config.Default()
+	cfg.Dev = true
+	routes := routesOf(t, &cfg)
+	h := newHarness(t, storetest.Backends(t)[0], func(o *dashboard.Options) {
+		o.Config.AllowSignup, o.Routes = true, routes
+		o.Rates = limits.NewRates(limits.NewMemory(nil))
+	})
 	f := seedUsage(t, h)
 	br := h.browser(t)
 	br.signIn(f.owner)
 	anon := h.browser(t)
+	op := h.browser(t)
+	op.signIn(h.operator(t, "ops@example.com"))
 	pages := []struct {
 		b    *browser
 		path string
@@ -53,6 +63,15 @@ func TestPages(t *testing.T) {
 		{br, "/dashboard/alerts", url.Values{"threshold": {"x"}}},
 		{br, "/dashboard/password", nil},
 		{br, "/dashboard/password", url.Values{"current": {"x"}}},
+		{br, "/dashboard/keys/" + f.ci.ID + "/limits", nil},
+		{br, "/dashboard/keys/" + f.ci.ID + "/limits", url.Values{"rpm": {"x"}}},
+		{br, "/dashboard/admin/accounts", nil},
+		{op, "/dashboard/admin/accounts", nil},
+		{op, "/dashboard/admin/accounts", url.Values{"email": {"x"}}},
+		{op, "/dashboard/admin/accounts", url.Values{"email": {"generated@example.com"}}},
+		{op, "/dashboard/admin/accounts/" + f.owner.ID, nil},
+		{op, "/dashboard/admin/accounts/" + f.owner.ID, url.Values{"rpm": {"x"}}},
+		{op, "/dashboard/admin/providers", nil},
 	}
 	for _, p := range pages {
 		var r response

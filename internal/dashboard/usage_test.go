@@ -212,13 +212,6 @@ func TestLimitsPage(t *testing.T) {
 		br.signIn(f.owner)
 		r := br.get("/dashboard/limits")
 		wantStatus(t, "limits", r, http.StatusOK)
-		row := func(name string) string {
-			i := strings.Index(r.Body, name)
-			if i < 0 {
-				t.Fatalf("no row %q:\n%s", name, r.Body)
-			}
-			return r.Body[i : i+strings.Index(r.Body[i:], "</tr>")]
-		}
 		tests := []struct {
 			row  string
 			want []string
@@ -228,7 +221,7 @@ func TestLimitsPage(t *testing.T) {
 			{"Key bot", []string{"60 <span class=\"muted\">(default)</span>", ">5,000</td>", "$2.00", "$4.75", `value="237"`}},
 		}
 		for _, tt := range tests {
-			got := row(tt.row)
+			got := tableRow(t, r.Body, tt.row)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("row %s lacks %q:\n%s", tt.row, w, got)

@@ -312,7 +312,7 @@ func TestStatus(t *testing.T) {
 		wantServer string
 	}{
 		{"gpt-5.4", route.StatusAvailable, "openai-main"},
-		{"gpt-4o", route.StatusDeprecated, "openai-main"}, // sunset on 2027-01-14
+		{"gpt-4o", route.StatusDeprecated, "openai-main"},       // sunset on 2027-01-14
 		{"claude-sonnet-4-5", route.StatusDeprecated, "claude"}, // sunset on 2026-11-30
 		{"gpt-3.5-turbo", route.StatusRetired, "openai-main"},
 		{"llama-3.3-70b-instruct", route.StatusUnreachable, ""},

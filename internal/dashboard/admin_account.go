@@ -1,0 +1,122 @@
+package dashboard
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/store"
+	"github.com/switchyard-gw/switchyard/internal/usd"
+)
+
+// accountPage is the data of the operator's page of one account.
+type accountPage struct {
+	Account store.Account
+	Self    bool // the operator's own account
+	Keys    []store.Key
+	Month   string
+	Spend   usd.Amount
+	Form    accountForm
+}
+
+// accountForm is the form of an account's limits and allow-list, as
+// typed.
+type accountForm struct {
+	Models string
+	limitFields
+	Errors   map[string]string // by field
+	Defaults rateDefaults
+}
+
+func (d *Dashboard) adminAccount(w http.ResponseWriter, r *http.Request, s *session) {
+	a, err := d.store.AccountByID(r.Context(), r.PathValue("id"))
+	if err != nil {
+		d.accountError(w, r, err)
+		return
+	}
+	f := accountForm{Models: strings.Join(a.Models, ", "), limitFields: limitFieldsOf(a.Limits), Defaults: d.accountDefaults()}
+	d.renderAccount(w, r, s, http.StatusOK, a, f)
+}
+
+// renderAccount renders an account's page with its form as given.
+func (d *Dashboard) renderAccount(w http.ResponseWriter, r *http.Request, s *session, status int, a store.Account, f accountForm) {
+	now := d.now().UTC()
+	keys, err := d.store.ListKeys(r.Context(), a.ID)
+	var spend usd.Amount
+	if err == nil {
+		spend, _, err = d.store.MonthSpend(r.Context(), a.ID, "", now.Format("2006-01"))
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	slices.Reverse(keys)
+	p := accountPage{Account: a, Self: a.ID == s.AccountID, Keys: keys, Month: now.Format("January 2006"), Spend: spend, Form: f}
+	d.render(w, r, status, "admin_account", d.page(r, s, "admin-accounts", a.Email, p))
+}
+
+// updateAccount sets an account's limits and model allow-list, as
+// `switchyard limits set` and `accounts update --models` do; every
+// server applies them within moments.
+func (d *Dashboard) updateAccount(w http.ResponseWriter, r *http.Request, s *session) {
+	a, err := d.store.AccountByID(r.Context(), r.PathValue("id"))
+	if err != nil {
+		d.accountError(w, r, err)
+		return
+	}
+	f := accountForm{Models: r.PostForm.Get("models"), limitFields: readLimitFields(r), Errors: map[string]string{},
+		Defaults: d.accountDefaults()}
+	u := f.update(f.Errors)
+	models, bad := modelList(f.Models)
+	if bad != "" {
+		f.Errors["models"] = fmt.Sprintf("“%s” is not a model ID (a single * at the end matches a prefix).", bad)
+	}
+	if len(f.Errors) > 0 {
+		d.renderAccount(w, r, s, http.StatusUnprocessableEntity, a, f)
+		return
+	}
+	u.AccountID = a.ID
+	err = d.store.SetLimits(r.Context(), u)
+	if err == nil && !slices.Equal(models, a.Models) {
+		err = d.store.SetAccountModels(r.Context(), a.ID, models)
+	}
+	d.changed(a.ID)
+	if err != nil {
+		d.accountError(w, r, err)
+		return
+	}
+	d.log.Info("account limits set from the dashboard", "account", a.ID, "by", s.AccountID)
+	http.Redirect(w, r, Prefix+"/admin/accounts/"+a.ID+"?msg=account-saved", http.StatusSeeOther)
+}
+
+// disableAccount and enableAccount switch an account off and on. A
+// disabled account's keys are refused by every server within moments and
+// its owner is signed out; operators cannot disable their own account.
+func (d *Dashboard) disableAccount(w http.ResponseWriter, r *http.Request, s *session) {
+	d.setDisabled(w, r, s, true)
+}
+
+func (d *Dashboard) enableAccount(w http.ResponseWriter, r *http.Request, s *session) {
+	d.setDisabled(w, r, s, false)
+}
+
+func (d *Dashboard) setDisabled(w http.ResponseWriter, r *http.Request, s *session, disabled bool) {
+	id := r.PathValue("id")
+	if disabled && id == s.AccountID {
+		d.renderError(w, r, http.StatusConflict, "Not disabled",
+			"You cannot disable your own account: you would lose the dashboard. Ask another operator.")
+		return
+	}
+	if err := d.store.SetAccountDisabled(r.Context(), id, disabled); err != nil {
+		d.accountError(w, r, err)
+		return
+	}
+	d.changed(id)
+	msg := "account-enabled"
+	if disabled {
+		msg = "account-disabled"
+	}
+	d.log.Info("account "+strings.TrimPrefix(msg, "account-")+" from the dashboard", "account", id, "by", s.AccountID)
+	http.Redirect(w, r, Prefix+"/admin/accounts/"+id+"?msg="+msg, http.StatusSeeOther)
+}

@@ -1,0 +1,79 @@
+package dashboard
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/route"
+)
+
+// providerRow is one configured provider. Its upstream key is never
+// shown, only whether one is set.
+type providerRow struct {
+	Name, Type, BaseURL string
+	HasKey              bool
+	BuiltIn             bool // the mock of serve --dev
+	Models              int  // catalogue models it serves now
+}
+
+// modelRow is one catalogue model and what this gateway makes of it.
+type modelRow struct {
+	*catalog.Model
+	Status   route.Status
+	Provider string // "" when unreachable
+}
+
+// providersPage is the data of the operator's providers page.
+type providersPage struct {
+	Providers    []providerRow
+	Models       []modelRow
+	Reachable    int
+	PriceVersion string
+}
+
+// adminProviders shows the configured providers and every catalogue
+// model with its status, as `switchyard models` does.
+func (d *Dashboard) adminProviders(w http.ResponseWriter, r *http.Request, s *session) {
+	var p providersPage
+	if d.routing != nil {
+		p = providersOf(d.routing, d.providers)
+	}
+	d.render(w, r, http.StatusOK, "admin_providers", d.page(r, s, "admin-providers", "Providers and models", p))
+}
+
+// providersOf describes the routing table; configured gives the base
+// URLs and keys of the providers that came from the configuration.
+func providersOf(t *route.Table, configured []config.Provider) providersPage {
+	p := providersPage{PriceVersion: t.PriceVersion()}
+	served := map[string]int{}
+	for _, m := range t.Catalog().All() {
+		status, prov := t.Status(m)
+		row := modelRow{Model: m, Status: status}
+		if prov != nil && status != route.StatusRetired {
+			row.Provider = prov.Name()
+			served[row.Provider]++
+			p.Reachable++
+		}
+		p.Models = append(p.Models, row)
+	}
+	for _, prov := range t.Providers() {
+		row := providerRow{Name: prov.Name(), Type: prov.Type(), Models: served[prov.Name()], BuiltIn: true}
+		for _, c := range configured {
+			if c.Name == prov.Name() {
+				row.BaseURL, row.HasKey, row.BuiltIn = c.BaseURL, c.APIKey != "", false
+			}
+		}
+		p.Providers = append(p.Providers, row)
+	}
+	return p
+}
+
+// sunset formats a model's retirement day; "" when none is announced.
+func sunset(m *catalog.Model) string {
+	if m.SunsetOn.IsZero() {
+		return ""
+	}
+	return m.SunsetOn.UTC().Format(time.DateOnly)
+}
