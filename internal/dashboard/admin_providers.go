@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
@@ -62,12 +63,29 @@ func providersOf(t *route.Table, configured []config.Provider) providersPage {
 		row := providerRow{Name: prov.Name(), Type: prov.Type(), Models: served[prov.Name()], BuiltIn: true}
 		for _, c := range configured {
 			if c.Name == prov.Name() {
-				row.BaseURL, row.HasKey, row.BuiltIn = c.BaseURL, c.APIKey != "", false
+				row.BaseURL, row.HasKey, row.BuiltIn = redactURL(c.BaseURL), c.APIKey != "", false
 			}
 		}
 		p.Providers = append(p.Providers, row)
 	}
 	return p
+}
+
+// redactURL returns a base URL without what may be a credential: the
+// user information and the query.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(not shown: not a valid URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("redacted")
+	}
+	if u.RawQuery != "" {
+		u.RawQuery = "redacted"
+	}
+	u.Fragment = ""
+	return u.String()
 }
 
 // sunset formats a model's retirement day; "" when none is announced.

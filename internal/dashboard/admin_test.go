@@ -223,7 +223,10 @@ func TestOperatorUpdatesAccount(t *testing.T) {
 func TestOperatorProvidersPage(t *testing.T) {
 	cfg := config.Default()
 	cfg.Dev = true
-	cfg.Providers = []config.Provider{{Name: "openai-main", Type: "openai", BaseURL: "https://api.openai.example/v1", APIKey: "sk-upstream-secret-value"}}
+	cfg.Providers = []config.Provider{
+		{Name: "openai-main", Type: "openai", BaseURL: "https://api.openai.example/v1", APIKey: "sk-upstream-secret-value"},
+		{Name: "local-vllm", Type: "openai_compatible", BaseURL: "https://user:basic-secret@vllm.example/v1?api-key=query-secret"},
+	}
 	routes := routesOf(t, &cfg)
 	h := newHarness(t, storetest.Backend{Name: "sqlite", URL: storetest.SQLiteURL(t)}, func(o *dashboard.Options) {
 		o.Routes, o.Providers = routes, cfg.Providers
@@ -238,8 +241,13 @@ func TestOperatorProvidersPage(t *testing.T) {
 			t.Errorf("providers page lacks %q", want)
 		}
 	}
-	if strings.Contains(r.Body, "sk-upstream-secret-value") {
-		t.Error("the providers page shows an upstream key")
+	for _, secret := range []string{"sk-upstream-secret-value", "basic-secret", "query-secret"} {
+		if strings.Contains(r.Body, secret) {
+			t.Errorf("the providers page shows the secret %q", secret)
+		}
+	}
+	if !strings.Contains(r.Body, "vllm.example/v1") || !strings.Contains(r.Body, "Not set") {
+		t.Error("the providers page lacks the second provider, or that it has no key")
 	}
 }
 
