@@ -1,5 +1,8 @@
-// Starts a fake upstream and a Switchyard gateway on loopback ports for the
-// end-to-end tests, and stops both when the tests end.
+// Starts Switchyard gateways on loopback ports for the end-to-end tests:
+// startGateway over a fake upstream, startDevGateway with the built-in mock
+// provider (serve --dev). Each lives in a temp dir of its own, and its stop
+// ends its processes and removes that dir; a start that fails cleans up
+// what it had started before it throws.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,12 +11,19 @@ import { createInterface } from 'node:readline';
 
 const root = resolve(import.meta.dirname, '..', '..');
 
+// firstLine resolves when child prints its line: 'urls' (the fake
+// upstream's addresses, then "ready") on stdout or 'listening' (the
+// gateway's address) on stderr. Should child exit before it is stopped,
+// its last lines are written to stderr.
 function firstLine(child, match) {
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('timed out waiting for ' + match)), 120_000);
     const lines = createInterface({ input: match === 'urls' ? child.stdout : child.stderr });
     const urls = {};
+    const seen = []; // the last lines, to tell why it exited
     lines.on('line', (line) => {
+      seen.push(line);
+      if (seen.length > 20) seen.shift();
       if (match === 'urls') {
         const [name, value] = line.trim().split('=', 2);
         if (value) urls[name] = value;
@@ -27,51 +37,110 @@ function firstLine(child, match) {
         ok('http://' + JSON.parse(line).addr);
       }
     });
-    child.on('exit', (code) => fail(new Error(`process exited with ${code} before ${match}`)));
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const why = `${child.spawnargs.join(' ')} exited (code ${code}, signal ${signal}) before it was stopped; its last lines:\n${seen.join('\n')}`;
+      if (!child.stopping) process.stderr.write(why + '\n');
+      fail(new Error(why));
+    });
   });
 }
 
-export async function startGateway() {
+// workspace is a temp dir for binaries and databases, and the processes
+// started in it.
+function workspace() {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-e2e-'));
-  const bin = join(dir, 'switchyard');
-  const fakeBin = join(dir, 'fakeupstream');
-  execFileSync('go', ['build', '-o', bin, './cmd/switchyard'], { cwd: root, stdio: 'inherit' });
-  execFileSync('go', ['build', '-o', fakeBin, './tests/e2e/fakeupstream'], { cwd: root, stdio: 'inherit' });
+  const procs = [];
+  return {
+    dir,
+    build(pkg, name) {
+      const bin = join(dir, name);
+      execFileSync('go', ['build', '-o', bin, pkg], { cwd: root, stdio: 'inherit' });
+      return bin;
+    },
+    // start spawns a process and waits for its line: 'urls' on stdout or
+    // 'listening' on stderr.
+    start(bin, args, opts, match) {
+      const p = spawn(bin, args, opts);
+      procs.push(p);
+      return firstLine(p, match);
+    },
+    // stop ends the processes, the last started first, and removes dir.
+    async stop() {
+      for (const p of [...procs].reverse()) {
+        if (p.exitCode === null && p.signalCode === null) {
+          const exited = new Promise((ok) => p.on('exit', ok));
+          p.stopping = true;
+          p.kill('SIGTERM');
+          await exited;
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
-  const fake = spawn(fakeBin, [], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const up = await firstLine(fake, 'urls');
+// gateway runs setup in a fresh workspace, which builds and starts what it
+// needs and returns the gateway's fields; stop is added. If setup throws,
+// the workspace is stopped first.
+async function gateway(setup) {
+  const ws = workspace();
+  try {
+    return { ...(await setup(ws)), stop: ws.stop };
+  } catch (err) {
+    await ws.stop();
+    throw err;
+  }
+}
 
+// switchyard builds the binary and returns it with an env on a database in
+// the workspace, listening on a free loopback port, and two functions that
+// run a switchyard command (limits set, keys create, ...) on that database
+// and return its stdout: run(...args), and runWithStdin(input, ...args).
+function switchyard(ws, extraEnv = {}) {
+  const bin = ws.build('./cmd/switchyard', 'switchyard');
   const env = {
     ...process.env,
-    SWITCHYARD_DATABASE_URL: join(dir, 'gw.db'),
+    SWITCHYARD_DATABASE_URL: join(ws.dir, 'gw.db'),
     SWITCHYARD_LISTEN: '127.0.0.1:0',
-    OPENAI_BASE_URL: up.openai,
-    OPENAI_API_KEY: 'test-upstream-key',
-    TOGETHER_BASE_URL: up.openai,
-    TOGETHER_API_KEY: 'test-upstream-key',
-    ANTHROPIC_BASE_URL: up.anthropic,
-    ANTHROPIC_API_KEY: 'test-upstream-key',
-    GEMINI_BASE_URL: up.gemini,
-    GEMINI_API_KEY: up.gemini_key,
+    ...extraEnv,
   };
-  execFileSync(bin, ['accounts', 'create', '--email', 'e2e@example.com'], { env });
-  const created = JSON.parse(execFileSync(bin, ['keys', 'create', '--account', 'e2e@example.com', '--name', 'e2e', '--json'], { env }));
+  const runWithStdin = (input, ...args) => execFileSync(bin, args, { env, encoding: 'utf8', input });
+  return { bin, env, run: (...args) => runWithStdin('', ...args), runWithStdin };
+}
 
-  const gw = spawn(bin, ['serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const baseURL = (await firstLine(gw, 'listening')) + '/v1';
+// startGateway starts `switchyard serve` over the fake upstream, with one
+// account, e2e@example.com, and its key.
+export function startGateway() {
+  return gateway(async (ws) => {
+    const fakeBin = ws.build('./tests/e2e/fakeupstream', 'fakeupstream');
+    const up = await ws.start(fakeBin, [], { stdio: ['pipe', 'pipe', 'inherit'] }, 'urls');
+    const { bin, env, run } = switchyard(ws, {
+      OPENAI_BASE_URL: up.openai,
+      OPENAI_API_KEY: 'test-upstream-key',
+      TOGETHER_BASE_URL: up.openai,
+      TOGETHER_API_KEY: 'test-upstream-key',
+      ANTHROPIC_BASE_URL: up.anthropic,
+      ANTHROPIC_API_KEY: 'test-upstream-key',
+      GEMINI_BASE_URL: up.gemini,
+      GEMINI_API_KEY: up.gemini_key,
+    });
+    run('accounts', 'create', '--email', 'e2e@example.com');
+    const created = JSON.parse(run('keys', 'create', '--account', 'e2e@example.com', '--name', 'e2e', '--json'));
+    const url = await ws.start(bin, ['serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] }, 'listening');
+    return { baseURL: url + '/v1', key: created.key, keyId: created.id, bin, env, run };
+  });
+}
 
-  const stop = async () => {
-    for (const p of [gw, fake]) {
-      if (p.exitCode === null) {
-        const exited = new Promise((ok) => p.on('exit', ok));
-        p.kill('SIGTERM');
-        await exited;
-      }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  // run runs another switchyard command (limits set, keys create, ...) on
-  // the gateway's database and returns its stdout.
-  const run = (...args) => execFileSync(bin, args, { env, encoding: 'utf8' });
-  return { baseURL, key: created.key, keyId: created.id, bin, env, run, stop };
+// startDevGateway starts `switchyard serve --dev` (the mock provider's
+// models, no upstream) after prepare({ run, runWithStdin }) has set up its
+// database with switchyard commands. It resolves to what prepare returned
+// with url (the gateway's origin), bin, env, run and runWithStdin.
+export function startDevGateway(prepare = () => ({})) {
+  return gateway(async (ws) => {
+    const sy = switchyard(ws);
+    const prepared = await prepare(sy);
+    const url = await ws.start(sy.bin, ['serve', '--dev'], { env: sy.env, stdio: ['ignore', 'ignore', 'pipe'] }, 'listening');
+    return { ...prepared, ...sy, url };
+  });
 }
