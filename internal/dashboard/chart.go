@@ -53,7 +53,8 @@ type label struct {
 const (
 	chartWidth  = 600
 	chartHeight = 220
-	plotLeft    = 64 // room for the y-axis labels
+	plotLeft    = 40  // the least room for the y-axis labels
+	charWidth   = 7.5 // of a tick label's character at 13px, in viewBox units
 	plotTop     = 10
 	plotBottom  = 190 // x-axis labels go below
 	plotRight   = chartWidth - 8
@@ -65,17 +66,23 @@ func dayChart(id, title string, rows []store.UsageRow) chart {
 		GridLeft: plotLeft, GridRight: plotRight, LabelY: chartHeight - 10,
 		Desc: "Bar chart of cost in US dollars per day (UTC). The table beside it lists the same figures."}
 	top := niceCeil(maxCost(rows))
+	widest := 0
 	for _, f := range []float64{0, 0.5, 1} {
-		c.Ticks = append(c.Ticks, tick{Y: round1(plotBottom - f*(plotBottom-plotTop)), Label: "$" + strconv.FormatFloat(f*top, 'f', -1, 64)})
+		t := tick{Y: round1(plotBottom - f*(plotBottom-plotTop)), Label: "$" + strconv.FormatFloat(f*top, 'f', -1, 64)}
+		c.Ticks = append(c.Ticks, t)
+		widest = max(widest, len(t.Label))
 	}
+	// The grid starts where the widest label ends, so that none is cut.
+	left := max(plotLeft, round1(10+charWidth*float64(widest)))
+	c.GridLeft = left
 	if len(rows) == 0 {
 		return c
 	}
-	slot := float64(plotRight-plotLeft) / float64(len(rows))
+	slot := (plotRight - left) / float64(len(rows))
 	every := max(1, int(math.Ceil(float64(len(rows))/8))) // at most about 8 labels
 	for i, r := range rows {
 		h := dollars(r.Cost) / top * (plotBottom - plotTop)
-		x := plotLeft + float64(i)*slot
+		x := left + float64(i)*slot
 		c.Bars = append(c.Bars, bar{X: round1(x + slot*0.15), Y: round1(plotBottom - h), W: round1(max(slot*0.7, 0.5)), H: round1(h),
 			Title: r.Day + ": " + r.Cost.Dollars()})
 		if i%every == 0 {

@@ -60,6 +60,23 @@ func TestDayChart(t *testing.T) {
 	}
 }
 
+// TestDayChartLeavesRoomForLabels draws tiny and large costs: the grid
+// starts past the widest y-axis label, and the bars start on the grid.
+func TestDayChartLeavesRoomForLabels(t *testing.T) {
+	for _, cost := range []usd.Amount{32 * usd.Micro, 3 * usd.USD, 1234 * usd.USD} {
+		c := dayChart("c", "Spend", []store.UsageRow{{Day: "2026-11-01", Cost: cost}, {Day: "2026-11-02"}})
+		for _, tk := range c.Ticks {
+			// Labels are right-aligned 6 units before the grid.
+			if need := 6 + charWidth*float64(len(tk.Label)); need > c.GridLeft {
+				t.Errorf("cost %s: label %q needs %v units, the grid starts at %v", cost.Dollars(), tk.Label, need, c.GridLeft)
+			}
+		}
+		if c.Bars[0].X < c.GridLeft {
+			t.Errorf("cost %s: the first bar starts at %v, before the grid at %v", cost.Dollars(), c.Bars[0].X, c.GridLeft)
+		}
+	}
+}
+
 func TestCategoryChart(t *testing.T) {
 	c := categoryChart("c", "Cost per model", []string{"gpt-4o", "claude"}, []usd.Amount{2 * usd.USD, usd.USD})
 	if got, want := c.Bars[0].W, float64(barMax); got != want {

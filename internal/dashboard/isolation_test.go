@@ -50,6 +50,9 @@ func TestIsolation(t *testing.T) {
 			if strings.Contains(r.Body, f.theirs.Name) || strings.Contains(r.Body, f.theirs.Hint) {
 				t.Errorf("%s %s: the 404 page shows the other key", tt.method, tt.path)
 			}
+			if !strings.Contains(r.Body, f.owner.Email) || !strings.Contains(r.Body, `href="/dashboard/keys"`) {
+				t.Errorf("%s %s: the 404 page lost the owner's navigation", tt.method, tt.path)
+			}
 		}
 		if k, _ := h.Store.KeyByID(ctx, f.theirs.ID); k.Status != store.KeyActive {
 			t.Error("the other account's key was revoked")

@@ -91,8 +91,13 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 type errorPage struct{ Message string }
 
 // renderError renders the error page; the message is shown as it is.
+// A signed-in owner keeps the navigation.
 func (d *Dashboard) renderError(w http.ResponseWriter, r *http.Request, status int, title, message string) {
-	d.render(w, r, status, "error", page{Title: title, Data: errorPage{message}})
+	p := page{Title: title, Data: errorPage{message}}
+	if s, err := d.loadSession(r); err == nil {
+		p.Account, p.CSRF = &s.Account, csrfToken(s.token)
+	}
+	d.render(w, r, status, "error", p)
 }
 
 func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {
