@@ -4,8 +4,10 @@
 // that is shown once, calling the API with it through the official openai
 // client, finding that request's tokens and exact cost on the usage page
 // and in its CSV export, the overview and the limits, adding a billing
-// alert, revoking the key, another account's key answering 404, and
-// signing out. The gateway is `serve --dev`, whose mock-chat model costs
+// alert, changing a key's limits, revoking the key, another account's key
+// answering 404, and signing out; then, as an operator, the accounts and
+// providers pages: creating an account, setting an account's limits and
+// models, disabling it (its keys are refused) and enabling it again. The gateway is `serve --dev`, whose mock-chat model costs
 // $1 per million prompt tokens and $2 per million completion tokens.
 // The tests run in order, each on the state the previous ones left.
 // Every page visited is saved as a full-page PNG in output/screenshots/.
@@ -18,6 +20,7 @@ import { startDevGateway } from './harness.mjs';
 import { launchChromium, screenshots, until } from './browser.mjs';
 
 const OWNER = 'owner@example.com';
+const OPERATOR = 'ops@example.com';
 const PASSWORD = 'correct horse battery staple';
 const KEY_NAME = 'CI pipeline (e2e)';
 const KEY_SHAPE = /sk-switchyard-[A-Za-z0-9]{32}/;
@@ -36,6 +39,7 @@ let usage; // the API's usage of the one request made with the key
 before(async () => {
   gw = await startDevGateway(({ run, runWithStdin }) => {
     runWithStdin(PASSWORD + '\n', 'accounts', 'create', '--email', OWNER, '--password-stdin');
+    runWithStdin(PASSWORD + '\n', 'accounts', 'create', '--email', OPERATOR, '--password-stdin', '--admin');
     run('accounts', 'create', '--email', 'other@example.com');
     const other = JSON.parse(run('keys', 'create', '--account', 'other@example.com', '--name', 'Payroll bot of another team', '--json'));
     return { other };
@@ -274,6 +278,25 @@ test('the limits page shows the key\'s limits and spend', async () => {
   await shot(page, 'limits');
 });
 
+test("a key's limits are changed on its limits page", async () => {
+  await navLink('API keys').click();
+  await page.getByRole('link', { name: 'Limits of Back button check' }).click();
+  await heading().filter({ hasText: 'Limits of Back button check' }).waitFor();
+  await page.getByLabel('Requests per minute').fill('not a number');
+  await page.getByRole('button', { name: 'Save limits' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Please correct the fields marked below.' }).waitFor();
+  assert.match(await page.getByText(/^Enter a whole number/).innerText(), /leave it empty for the default/);
+  await page.getByLabel('Requests per minute').fill('30');
+  await page.getByLabel('Tokens per minute').fill('20000');
+  await shot(page, 'key-limits');
+  await page.getByRole('button', { name: 'Save limits' }).click();
+  await page.getByRole('status').filter({ hasText: 'The limits were saved.' }).waitFor();
+  assert.equal(page.url(), url('/dashboard/limits?msg=limits-saved'));
+  const [rpm, tpm] = await cells(page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^Key Back button check/ }) }));
+  assert.equal(rpm.split('\n')[0], '30');
+  assert.equal(tpm.split('\n')[0], '20,000');
+});
+
 test('a billing alert is added and listed', async () => {
   await navLink('Alerts').click();
   await heading().filter({ hasText: 'Billing alerts' }).waitFor();
@@ -346,4 +369,101 @@ test('after signing out, a dashboard page redirects to sign-in', async () => {
   await page.waitForURL(url('/dashboard/login?next=%2Fdashboard%2Fusage'));
   assert.equal(await heading().innerText(), 'Sign in');
   assert.equal(await page.getByRole('navigation', { name: 'Main' }).count(), 0, 'no account navigation when signed out');
+});
+
+// signIn signs in through the form as email, from a signed-out page.
+async function signIn(email) {
+  await page.goto(url('/dashboard/login'));
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(url('/dashboard'));
+}
+
+test('an owner has no operator pages: no links, and 403 by URL', async () => {
+  await signIn(OWNER);
+  assert.equal(await navLink('Accounts').count(), 0, 'no Accounts link for an owner');
+  for (const path of ['/dashboard/admin/accounts', '/dashboard/admin/providers']) {
+    const res = await page.goto(url(path));
+    assert.equal(res.status(), 403, path);
+    assert.equal(await heading().innerText(), 'Operators only');
+  }
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(url('/dashboard/login?msg=signed-out'));
+});
+
+let created = { email: 'new-team@example.com', password: '' };
+
+test('an operator creates an account; its generated password is shown once and signs in', async () => {
+  await signIn(OPERATOR);
+  await navLink('Accounts').click();
+  await heading().filter({ hasText: 'Accounts' }).waitFor();
+  for (const email of [OWNER, OPERATOR, 'other@example.com']) {
+    assert.equal(await row(email).count(), 1, `${email} is listed`);
+  }
+  await page.getByLabel("Owner's email").fill(created.email);
+  await shot(page, 'admin-accounts');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await heading().filter({ hasText: 'Account created' }).waitFor();
+  created.password = await page.getByLabel(`Password of ${created.email}`).inputValue();
+  assert.match(created.password, /^[A-Z2-7]{26}$/);
+  await page.getByLabel(`Password of ${created.email}`).evaluate((input) => { input.value = '•'.repeat(26); });
+  await shot(page, 'admin-account-created');
+  await page.getByRole('link', { name: 'I have copied it: go to the account' }).click();
+  await heading().filter({ hasText: created.email }).waitFor();
+  assert.ok(!(await page.content()).includes(created.password), 'the password is shown again');
+
+  // The new owner signs in with it, in a browser of their own.
+  const theirs = await browser.newPage({ viewport: DESKTOP });
+  try {
+    await theirs.goto(url('/dashboard/login'));
+    await theirs.getByLabel('Email').fill(created.email);
+    await theirs.getByLabel('Password', { exact: true }).fill(created.password);
+    await theirs.getByRole('button', { name: 'Sign in' }).click();
+    await theirs.waitForURL(url('/dashboard'));
+  } finally {
+    await theirs.close();
+  }
+});
+
+test("an operator sets an account's limits and models, and disabling it refuses its keys", async () => {
+  const { other } = gw;
+  await navLink('Accounts').click();
+  await page.getByRole('link', { name: 'other@example.com' }).click();
+  await heading().filter({ hasText: 'other@example.com' }).waitFor();
+  assert.ok(await row(other.name).isVisible(), "the account's key is listed");
+  await page.getByLabel('Requests per minute').fill('600');
+  await page.getByLabel('Monthly budget (USD)').fill('250');
+  await page.getByLabel('Models').fill('mock-*');
+  await page.getByRole('button', { name: 'Save limits and models' }).click();
+  await page.getByRole('status').filter({ hasText: "The account's limits and models were saved." }).waitFor();
+  assert.equal(await page.getByLabel('Requests per minute').inputValue(), '600');
+  assert.equal(await page.getByLabel('Models').inputValue(), 'mock-*');
+  await shot(page, 'admin-account');
+
+  // The new limit is the one the API enforces, from the next request on.
+  const { response } = await api(other.key).chat.completions
+    .create({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+  assert.equal(response.headers.get('x-ratelimit-limit-requests'), '600');
+
+  await page.getByRole('button', { name: 'Disable this account' }).click();
+  await page.getByRole('status').filter({ hasText: 'The account was disabled' }).waitFor();
+  await assert.rejects(api(other.key).models.list(), (err) => {
+    assert.ok(err instanceof OpenAI.AuthenticationError, `got ${err}`);
+    assert.equal(err.code, 'invalid_api_key');
+    return true;
+  });
+  await page.getByRole('button', { name: 'Enable this account' }).click();
+  await page.getByRole('status').filter({ hasText: 'The account was enabled again' }).waitFor();
+  const models = await api(other.key).models.list();
+  assert.deepEqual(models.data.map((m) => m.id).sort(), ['mock-chat', 'mock-embedding', 'mock-instruct'], 'the allow-list applies');
+});
+
+test('the providers page lists the mock provider and the reachable models', async () => {
+  await navLink('Providers').click();
+  await heading().filter({ hasText: 'Providers and models' }).waitFor();
+  assert.deepEqual((await cells(row('mock'))).slice(0, 3), ['mock', 'built in (serve --dev)', 'none needed']);
+  assert.deepEqual((await cells(row('mock-chat'))).slice(0, 4), ['', 'chat', 'available', 'mock']);
+  assert.equal((await cells(row('gpt-5.4')))[2], 'unreachable');
+  await shot(page, 'admin-providers');
 });
