@@ -23,10 +23,11 @@ var (
 	styleAttr  = regexp.MustCompile(`(?i)\sstyle=|<style`)
 )
 
-// TestPages checks what every page must have: the security headers, one
-// <main>, a label for every field, and no inline script or style (which
-// the Content-Security-Policy would block anyway).
-func TestPages(t *testing.T) {
+// everyPageHarness serves a dashboard with every page on: sign-up, the
+// providers page (the dev mock's routes) and rate-limit use, with usage
+// seeded.
+func everyPageHarness(t *testing.T) (*harness, usageFixture) {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Dev = true
 	routes := routesOf(t, &cfg)
@@ -34,7 +35,14 @@ func TestPages(t *testing.T) {
 		o.Config.AllowSignup, o.Routes = true, routes
 		o.Rates = limits.NewRates(limits.NewMemory(nil))
 	})
-	f := seedUsage(t, h)
+	return h, seedUsage(t, h)
+}
+
+// TestPages checks what every page must have: the security headers, one
+// <main>, a label for every field, and no inline script or style (which
+// the Content-Security-Policy would block anyway).
+func TestPages(t *testing.T) {
+	h, f := everyPageHarness(t)
 	br := h.browser(t)
 	br.signIn(f.owner)
 	anon := h.browser(t)
