@@ -434,9 +434,22 @@ func TestAllowListCommands(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	bad := command(ctx, dir, db, "keys", "create", "--account", "o@example.com", "--name", "n", "--models", "gpt-*-x")
-	if out, err := bad.CombinedOutput(); err == nil {
-		t.Errorf("a * in the middle was accepted: %s", out)
+	for _, args := range [][]string{
+		{"--name", "n", "--models", "gpt-*-x"},
+		{"--name", "n", "--models", "gpt-4o,\xff"},
+		{"--name", "ci\x1b[31m"},
+		{"--name", "\xff\xfe"},
+		{"--name", strings.Repeat("n", 101)},
+		{"--name", " "},
+	} {
+		bad := command(ctx, dir, db, append([]string{"keys", "create", "--account", "o@example.com"}, args...)...)
+		out, err := bad.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), args[len(args)-2]+":") {
+			t.Errorf("keys create %q: %v, %s", args, err, out)
+		}
+	}
+	if out := run(t, dir, db, "", "keys", "list", "--account", "o@example.com", "--json"); strings.Count(out, `"id"`) != 1 {
+		t.Errorf("refused keys were created: %s", out)
 	}
 }
 

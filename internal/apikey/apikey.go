@@ -11,7 +11,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 const (
@@ -113,4 +116,29 @@ func Hint(key string) string {
 
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// MaxNameLength bounds a key's descriptive name, in characters.
+const MaxNameLength = 100
+
+// Reasons CheckName gives, worded for the person naming the key.
+var (
+	ErrNameEmpty   = errors.New("give the key a name that says where it is used, such as “CI pipeline”")
+	ErrNameTooLong = fmt.Errorf("use at most %d characters", MaxNameLength)
+	ErrNameNotText = errors.New("use printable text: no control characters or bytes that are not UTF-8")
+)
+
+// CheckName checks a key's descriptive name, already trimmed of white
+// space at its ends: required, at most MaxNameLength characters of
+// printable UTF-8 text. The CLI and the dashboard share the rule.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return ErrNameEmpty
+	case !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return ErrNameNotText
+	case utf8.RuneCountInString(name) > MaxNameLength:
+		return ErrNameTooLong
+	}
+	return nil
 }

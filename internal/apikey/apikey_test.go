@@ -105,3 +105,30 @@ func TestParseHash(t *testing.T) {
 		t.Error("ParseHash accepted garbage")
 	}
 }
+
+func TestCheckName(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     error
+	}{
+		{"plain", "CI pipeline", nil},
+		{"unicode", "Équipe données 🚀", nil},
+		{"longest", strings.Repeat("é", MaxNameLength), nil},
+		{"empty", "", ErrNameEmpty},
+		{"too long", strings.Repeat("é", MaxNameLength+1), ErrNameTooLong},
+		{"NUL", "a\x00b", ErrNameNotText},
+		{"newline", "a\nb", ErrNameNotText},
+		{"escape sequence", "ci\x1b[31m", ErrNameNotText},
+		{"DEL", "a\x7fb", ErrNameNotText},
+		{"C1 control", "a\u0085b", ErrNameNotText},
+		{"not UTF-8", "\xff\xfe", ErrNameNotText},
+		{"long and not UTF-8", strings.Repeat("\xff", MaxNameLength+1), ErrNameNotText},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CheckName(tt.in); got != tt.want {
+				t.Errorf("CheckName(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
+	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
 
@@ -31,8 +32,9 @@ func keysCreate(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(*name) == "" {
-		return usageErr("--name is required: give the key a descriptive name")
+	*name = strings.TrimSpace(*name)
+	if err := apikey.CheckName(*name); err != nil {
+		return usageErr("--name: %v", err)
 	}
 	st, acct, err := f.open(ctx, env)
 	if err != nil {
@@ -41,7 +43,7 @@ func keysCreate(ctx context.Context, env Env, args []string) error {
 	defer st.Close()
 	full := apikey.Generate()
 	hash, _ := apikey.Parse(full)
-	k, err := st.CreateKey(ctx, store.NewKey{AccountID: acct.ID, Name: strings.TrimSpace(*name), Hash: hash.String(),
+	k, err := st.CreateKey(ctx, store.NewKey{AccountID: acct.ID, Name: *name, Hash: hash.String(),
 		Hint: apikey.Hint(full), Models: allowed})
 	if err != nil {
 		return err
@@ -108,20 +110,14 @@ func keyJSON(k store.Key) map[string]any {
 	}
 }
 
-// modelList parses a --models value: comma-separated model IDs.
+// modelList parses a --models value: model IDs and prefixes, separated by
+// commas or spaces.
 func modelList(s string) ([]string, error) {
-	var out []string
-	for _, m := range strings.Split(s, ",") {
-		m = strings.TrimSpace(m)
-		if m == "" {
-			continue
-		}
-		if strings.ContainsAny(m, " \t\"") || strings.Count(m, "*") > 1 || (strings.Contains(m, "*") && !strings.HasSuffix(m, "*")) {
-			return nil, usageErr("--models: %q is not a model ID (a single trailing * may match a prefix)", m)
-		}
-		out = append(out, m)
+	list, bad := route.ParseAllowList(s)
+	if bad != "" {
+		return nil, usageErr("--models: %q is not a model ID (a single trailing * may match a prefix)", bad)
 	}
-	return out, nil
+	return list, nil
 }
 
 func modelsText(l []string) string {

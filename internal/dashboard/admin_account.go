@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
@@ -68,7 +69,7 @@ func (d *Dashboard) updateAccount(w http.ResponseWriter, r *http.Request, s *ses
 	f := accountForm{Models: r.PostForm.Get("models"), limitFields: readLimitFields(r), Errors: map[string]string{},
 		Defaults: d.accountDefaults()}
 	u := f.update(f.Errors)
-	models, bad := modelList(f.Models)
+	models, bad := route.ParseAllowList(f.Models)
 	if bad != "" {
 		f.Errors["models"] = fmt.Sprintf("“%s” is not a model ID (a single * at the end matches a prefix).", bad)
 	}

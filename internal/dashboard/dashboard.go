@@ -162,6 +162,12 @@ func (d *Dashboard) routes() http.Handler {
 	handle := func(pattern string, h http.Handler) {
 		mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			server.RecordFrom(r.Context()).Route = "dashboard " + pattern
+			if !isText(r.URL.Path) {
+				// No page or ID has such a path; the store could not
+				// even look it up.
+				d.notFound(w, r)
+				return
+			}
 			h.ServeHTTP(w, r)
 		}))
 	}

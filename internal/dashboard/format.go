@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
@@ -137,4 +139,12 @@ func field(kv ...string) (formField, error) {
 		return formField{}, fmt.Errorf("field: id and label are required, got %q", kv)
 	}
 	return f, nil
+}
+
+// sentence turns an error worded for the CLI ("use at most 100
+// characters") into a form's message ("Use at most 100 characters.").
+func sentence(err error) string {
+	s := err.Error()
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:] + "."
 }

@@ -114,6 +114,14 @@ func TestFormsSurviveHostileInput(t *testing.T) {
 		check("GET login next "+short(v), anon.get("/dashboard/login?"+url.Values{"next": {v}}.Encode()))
 	}
 
+	// A field that is not text is named in the answer.
+	for _, v := range []string{"a\x00b", "\xff\xfe\xfd", "ci\x1b[31m"} {
+		r := owner.post("/dashboard/keys", url.Values{"name": {v}, "csrf": {token}})
+		if r.StatusCode != http.StatusBadRequest || !strings.Contains(r.Body, "The field &#34;name&#34; holds control characters") {
+			t.Errorf("key name %q: status %d\n%s", v, r.StatusCode, r.Body)
+		}
+	}
+
 	// The owner's session, keys and usage are whole after all that.
 	wantStatus(t, "overview after", owner.get("/dashboard"), http.StatusOK)
 	keys := owner.get("/dashboard/keys")

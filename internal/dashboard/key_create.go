@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
+	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
-
-// maxKeyName bounds a key's name, in characters.
-const maxKeyName = 100
 
 // keyForm is the data of the new-key form, as typed.
 type keyForm struct {
@@ -71,13 +68,10 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, s *session
 // allow-list and the limits to set (and whether any is).
 func (f *keyForm) check() ([]string, store.LimitsUpdate, bool) {
 	f.Errors = map[string]string{}
-	switch n := utf8.RuneCountInString(f.Name); {
-	case n == 0:
-		f.Errors["name"] = "Give the key a name that says where it is used, such as “CI pipeline”."
-	case n > maxKeyName:
-		f.Errors["name"] = fmt.Sprintf("Use at most %d characters.", maxKeyName)
+	if err := apikey.CheckName(f.Name); err != nil {
+		f.Errors["name"] = sentence(err)
 	}
-	models, bad := modelList(f.Models)
+	models, bad := route.ParseAllowList(f.Models)
 	if bad != "" {
 		f.Errors["models"] = fmt.Sprintf("“%s” is not a model ID (a single * at the end matches a prefix).", bad)
 	}
@@ -94,20 +88,6 @@ func (f *keyForm) check() ([]string, store.LimitsUpdate, bool) {
 		u.MonthlyBudget = &budget
 	}
 	return models, u, u.RPM != nil || u.TPM != nil || u.MonthlyBudget != nil
-}
-
-// modelList splits an allow-list typed with commas or spaces; it returns
-// the first entry that is not a model ID, if any. The rule is the one of
-// `switchyard keys create --models`.
-func modelList(s string) ([]string, string) {
-	var out []string
-	for _, m := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }) {
-		if strings.Contains(m, `"`) || strings.Count(m, "*") > 1 || strings.Contains(m, "*") && !strings.HasSuffix(m, "*") {
-			return nil, m
-		}
-		out = append(out, m)
-	}
-	return out, ""
 }
 
 func deref[T any](p *T) T {

@@ -25,13 +25,15 @@ var (
 
 // everyPageHarness serves a dashboard with every page on: sign-up, the
 // providers page (the dev mock's routes) and rate-limit use, with usage
-// seeded.
+// seeded. Its store is the last backend: PostgreSQL when it is set, which
+// refuses more (NUL, bytes that are not UTF-8) than SQLite.
 func everyPageHarness(t *testing.T) (*harness, usageFixture) {
 	t.Helper()
+	bs := storetest.Backends(t)
 	cfg := config.Default()
 	cfg.Dev = true
 	routes := routesOf(t, &cfg)
-	h := newHarness(t, storetest.Backends(t)[0], func(o *dashboard.Options) {
+	h := newHarness(t, bs[len(bs)-1], func(o *dashboard.Options) {
 		o.Config.AllowSignup, o.Routes = true, routes
 		o.Rates = limits.NewRates(limits.NewMemory(nil))
 	})

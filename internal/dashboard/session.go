@@ -6,11 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"path"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -68,15 +71,32 @@ func (d *Dashboard) auth(h authedHandler) http.Handler {
 	})
 }
 
-// parseForm reads a form body of at most maxFormBytes; it answers the
-// request itself and returns false when it cannot.
+// parseForm reads a form body of at most maxFormBytes, whose every field
+// is text: UTF-8 without control characters, as a browser sends what is
+// typed into a form (the store could not hold the rest, and no page
+// shows it). It answers the request itself and returns false when the
+// form is not so.
 func (d *Dashboard) parseForm(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		d.renderError(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return false
 	}
+	for name, vs := range r.Form {
+		for _, v := range vs {
+			if !isText(name) || !isText(v) {
+				d.renderError(w, r, http.StatusBadRequest, "Bad request",
+					fmt.Sprintf("The field %q holds control characters or bytes that are not UTF-8 text. Type it again and resend the form.", name))
+				return false
+			}
+		}
+	}
 	return true
+}
+
+// isText reports whether s is UTF-8 without control characters.
+func isText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0
 }
 
 // errNoSession reports a request without a live session: no cookie, an

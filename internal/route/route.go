@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/provider"
@@ -147,6 +149,33 @@ func (t *Table) Available(allowed Allow) []*catalog.Model {
 type Allow struct {
 	Account []string
 	Key     []string
+}
+
+// ParseAllowList splits an allow-list typed with commas or white space
+// into its entries: model IDs, or prefixes ending in one "*". It returns
+// the first entry that is neither, if any: one with a quote, a space or
+// control character, bytes that are not UTF-8, or a "*" elsewhere than at
+// its end. The CLI's --models and the dashboard's forms share it.
+func ParseAllowList(s string) (list []string, bad string) {
+	for _, m := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		if !validPattern(m) {
+			return nil, m
+		}
+		list = append(list, m)
+	}
+	return list, ""
+}
+
+func validPattern(m string) bool {
+	if !utf8.ValidString(m) || strings.Count(m, "*") > 1 || strings.Contains(m, "*") && !strings.HasSuffix(m, "*") {
+		return false
+	}
+	for _, r := range m {
+		if r == '"' || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Permits reports whether both lists permit id.

@@ -196,6 +196,36 @@ func TestPermits(t *testing.T) {
 	}
 }
 
+func TestParseAllowList(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+		bad      string
+	}{
+		{"empty", "", nil, ""},
+		{"blank", " ,\t, ", nil, ""},
+		{"commas", "gpt-4o,claude-*", []string{"gpt-4o", "claude-*"}, ""},
+		{"commas and spaces", " gpt-4o , claude-* ,, llama-*\n", []string{"gpt-4o", "claude-*", "llama-*"}, ""},
+		{"spaces only", "gpt-4o claude-*", []string{"gpt-4o", "claude-*"}, ""},
+		{"slash and colon", "meta-llama/Llama-3.3-70B qwen2.5:7b", []string{"meta-llama/Llama-3.3-70B", "qwen2.5:7b"}, ""},
+		{"star alone", "*", []string{"*"}, ""},
+		{"star inside", "gpt-*-mini", nil, "gpt-*-mini"},
+		{"two stars", "gpt**", nil, "gpt**"},
+		{"quote", `gpt-4o,"x"`, nil, `"x"`},
+		{"NUL", "gpt\x00", nil, "gpt\x00"},
+		{"escape", "gpt\x1b[0m", nil, "gpt\x1b[0m"},
+		{"not UTF-8", "ok,\xff", nil, "\xff"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, bad := route.ParseAllowList(tt.in)
+			if bad != tt.bad || !slices.Equal(got, tt.want) {
+				t.Errorf("ParseAllowList(%q) = %q, %q; want %q, %q", tt.in, got, bad, tt.want, tt.bad)
+			}
+		})
+	}
+}
+
 func TestAvailable(t *testing.T) {
 	openaiOnly := []provider.Provider{fake{"openai", "openai"}}
 	tests := []struct {
