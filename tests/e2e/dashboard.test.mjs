@@ -5,9 +5,11 @@
 // client, finding that request's tokens and exact cost on the usage page
 // and in its CSV export, the overview and the limits, adding a billing
 // alert, changing a key's limits, revoking the key, another account's key
-// answering 404, and signing out; then, as an operator, the accounts and
+// answering 404, Tab reaching every control of every page with a visible
+// outline, and signing out; then, as an operator, the accounts and
 // providers pages: creating an account, setting an account's limits and
-// models, disabling it (its keys are refused) and enabling it again. The gateway is `serve --dev`, whose mock-chat model costs
+// models, disabling it (its keys are refused) and enabling it again. The
+// gateway is `serve --dev`, whose mock-chat model costs
 // $1 per million prompt tokens and $2 per million completion tokens.
 // The tests run in order, each on the state the previous ones left.
 // Every page visited is saved as a full-page PNG in output/screenshots/.
@@ -319,6 +321,55 @@ test('the password page asks for the current password and the new one twice', as
   await shot(page, 'password');
 });
 
+// tabThrough opens path and presses Tab until focus has been on every
+// control (a date field takes a Tab for each of its parts); it returns the visible controls Tab never reached and those that
+// showed no focus outline when it did.
+async function tabThrough(path) {
+  await page.goto(url(path));
+  const count = await page.evaluate(() => {
+    const controls = [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])')]
+      .filter((el) => !el.disabled && el.getClientRects().length > 0);
+    controls.forEach((el, i) => el.setAttribute('data-tab', String(i)));
+    return controls.length;
+  });
+  const reached = new Set();
+  const unmarked = [];
+  for (let i = 0; i < 4 * count && reached.size < count; i++) {
+    await page.keyboard.press('Tab');
+    const f = await page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      const s = getComputedStyle(el);
+      return { tab: el.getAttribute('data-tab'), html: el.outerHTML.slice(0, 100),
+        outlined: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2 };
+    });
+    if (!f || f.tab === null) continue;
+    reached.add(f.tab);
+    if (!f.outlined) unmarked.push(f.html);
+  }
+  const missed = await page.evaluate((reached) => [...document.querySelectorAll('[data-tab]')]
+    .filter((el) => !reached.includes(el.getAttribute('data-tab'))).map((el) => el.outerHTML.slice(0, 100)), [...reached]);
+  return { count, missed, unmarked };
+}
+
+test('every page can be used with the keyboard: Tab reaches each control, and shows where it is', async () => {
+  assert.ok(key.id, 'needs the key of the tests before');
+  const paths = ['/dashboard', '/dashboard/keys', '/dashboard/keys/new', `/dashboard/keys/${key.id}/limits`,
+    `/dashboard/keys/${key.id}/revoke`, '/dashboard/usage?by=model', '/dashboard/limits', '/dashboard/alerts', '/dashboard/password'];
+  for (const path of paths) {
+    const { count, missed, unmarked } = await tabThrough(path);
+    assert.ok(count >= 8, `${path}: only ${count} controls found`); // the navigation alone has more
+    assert.deepEqual(missed, [], `${path}: Tab never reached these`);
+    assert.deepEqual(unmarked, [], `${path}: focused without a visible outline`);
+  }
+  // The first Tab offers the skip link, and Enter on it moves focus to the page's content.
+  await page.goto(url('/dashboard/keys'));
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent.trim()), 'Skip to content');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'main');
+});
+
 test('revoking the key through its confirmation page refuses it at once', async () => {
   assert.ok(key.secret, 'needs the key of the tests before');
   await navLink('API keys').click();
@@ -466,4 +517,15 @@ test('the providers page lists the mock provider and the reachable models', asyn
   assert.deepEqual((await cells(row('mock-chat'))).slice(0, 4), ['', 'chat', 'available', 'mock']);
   assert.equal((await cells(row('gpt-5.4')))[2], 'unreachable');
   await shot(page, 'admin-providers');
+});
+
+test('the operator pages can be used with the keyboard too', async () => {
+  await page.goto(url('/dashboard/admin/accounts'));
+  const accountPath = await page.getByRole('link', { name: OWNER, exact: true }).getAttribute('href');
+  for (const path of ['/dashboard/admin/accounts', accountPath, '/dashboard/admin/providers']) {
+    const { count, missed, unmarked } = await tabThrough(path);
+    assert.ok(count >= 8, `${path}: only ${count} controls found`);
+    assert.deepEqual(missed, [], `${path}: Tab never reached these`);
+    assert.deepEqual(unmarked, [], `${path}: focused without a visible outline`);
+  }
 });
