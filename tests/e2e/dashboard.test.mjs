@@ -6,7 +6,8 @@
 // and in its CSV export, the overview and the limits, adding a billing
 // alert, changing a key's limits, revoking the key, another account's key
 // answering 404, Tab reaching every control of every page with a visible
-// outline, and signing out; then, as an operator, the accounts and
+// outline, every page fitting a phone and a key's whole life without
+// JavaScript, and signing out; then, as an operator, the accounts and
 // providers pages: creating an account, setting an account's limits and
 // models, disabling it (its keys are refused) and enabling it again. The
 // gateway is `serve --dev`, whose mock-chat model costs
@@ -370,6 +371,45 @@ test('every page can be used with the keyboard: Tab reaches each control, and sh
   assert.equal(await page.evaluate(() => document.activeElement.id), 'main');
 });
 
+test('without JavaScript, on a phone: every page fits, and a key is created, shown once and revoked', async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: PHONE, colorScheme: 'light' });
+  try {
+    const p = await context.newPage();
+    p.setDefaultTimeout(10_000);
+    await p.goto(url('/dashboard/login'));
+    await p.getByLabel('Email').fill(OWNER);
+    await p.getByLabel('Password').fill(PASSWORD);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+
+    for (const path of ['/dashboard', '/dashboard/keys', '/dashboard/keys/new', `/dashboard/keys/${key.id}/limits`,
+      `/dashboard/keys/${key.id}/revoke`, '/dashboard/usage?by=key', '/dashboard/limits', '/dashboard/alerts', '/dashboard/password']) {
+      await p.goto(url(path));
+      const width = await p.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= PHONE.width, `${path} is ${width} px wide on a ${PHONE.width} px phone`);
+    }
+
+    const name = 'Made without JavaScript';
+    await p.goto(url('/dashboard/keys/new'));
+    await p.getByLabel('Name', { exact: true }).fill(name);
+    await p.getByRole('button', { name: 'Create key' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Your new API key' }).waitFor();
+    const secret = await p.getByLabel(`API key “${name}”`).inputValue();
+    assert.match(secret, /^sk-switchyard-[A-Za-z0-9]{32}$/);
+    const reply = await api(secret).chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content: 'Hi' }] });
+    assert.equal(reply.object, 'chat.completion');
+
+    await p.getByRole('link', { name: 'I have copied it: back to API keys' }).click();
+    await p.getByRole('link', { name: `Revoke ${name}` }).click();
+    await p.getByRole('button', { name: 'Revoke this key for good' }).click();
+    await p.getByRole('status').filter({ hasText: 'The key was revoked.' }).waitFor();
+    assert.ok(!(await p.content()).includes(secret), 'the keys list shows the secret');
+    await assert.rejects(api(secret).models.list(), (err) => err.status === 401);
+  } finally {
+    await context.close();
+  }
+});
+
 test('revoking the key through its confirmation page refuses it at once', async () => {
   assert.ok(key.secret, 'needs the key of the tests before');
   await navLink('API keys').click();
@@ -519,13 +559,24 @@ test('the providers page lists the mock provider and the reachable models', asyn
   await shot(page, 'admin-providers');
 });
 
-test('the operator pages can be used with the keyboard too', async () => {
+test('the operator pages can be used with the keyboard too, and fit a phone', async () => {
   await page.goto(url('/dashboard/admin/accounts'));
   const accountPath = await page.getByRole('link', { name: OWNER, exact: true }).getAttribute('href');
-  for (const path of ['/dashboard/admin/accounts', accountPath, '/dashboard/admin/providers']) {
+  const paths = ['/dashboard/admin/accounts', accountPath, '/dashboard/admin/providers'];
+  for (const path of paths) {
     const { count, missed, unmarked } = await tabThrough(path);
     assert.ok(count >= 8, `${path}: only ${count} controls found`);
     assert.deepEqual(missed, [], `${path}: Tab never reached these`);
     assert.deepEqual(unmarked, [], `${path}: focused without a visible outline`);
+  }
+  await page.setViewportSize(PHONE);
+  try {
+    for (const path of paths) {
+      await page.goto(url(path));
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= PHONE.width, `${path} is ${width} px wide on a ${PHONE.width} px phone`);
+    }
+  } finally {
+    await page.setViewportSize(DESKTOP);
   }
 });
