@@ -73,6 +73,9 @@ func scanAccount(row interface{ Scan(...any) error }) (Account, error) {
 // SetAccountModels replaces the account's model allow-list (empty permits
 // every model) and tells every server.
 func (s *Store) SetAccountModels(ctx context.Context, id string, models []string) error {
+	if unstorable(id) {
+		return fmt.Errorf("account %q: %w", id, ErrNotFound)
+	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE accounts SET allowed_models = $1 WHERE id = $2`, encodeList(models), id)
 		if err != nil {
@@ -89,6 +92,9 @@ func (s *Store) SetAccountModels(ctx context.Context, id string, models []string
 // owner cannot sign in) or enables it again, and tells every server.
 // Disabling also ends the owner's dashboard sessions.
 func (s *Store) SetAccountDisabled(ctx context.Context, id string, disabled bool) error {
+	if unstorable(id) {
+		return fmt.Errorf("account %q: %w", id, ErrNotFound)
+	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE accounts SET disabled = $1 WHERE id = $2`, disabled, id)
 		if err != nil {
@@ -108,12 +114,18 @@ func (s *Store) SetAccountDisabled(ctx context.Context, id string, disabled bool
 
 // AccountByEmail returns the account with that email, or ErrNotFound.
 func (s *Store) AccountByEmail(ctx context.Context, email string) (Account, error) {
+	if unstorable(email) {
+		return Account{}, fmt.Errorf("account %q: %w", email, ErrNotFound)
+	}
 	row := s.db.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE email = $1`, NormalizeEmail(email))
 	return oneAccount(row, email)
 }
 
 // AccountByID returns the account with that ID, or ErrNotFound.
 func (s *Store) AccountByID(ctx context.Context, id string) (Account, error) {
+	if unstorable(id) {
+		return Account{}, fmt.Errorf("account %q: %w", id, ErrNotFound)
+	}
 	row := s.db.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id)
 	return oneAccount(row, id)
 }

@@ -66,6 +66,9 @@ func (s *Store) AddAlertRule(ctx context.Context, r alerts.Rule) (alerts.Rule, e
 // RemoveAlertRule deletes the account's rule; its history stays.
 // ErrNotFound when the account has no such rule.
 func (s *Store) RemoveAlertRule(ctx context.Context, accountID, ruleID string) error {
+	if unstorable(accountID, ruleID) {
+		return fmt.Errorf("remove alert rule: alert rule %q: %w", ruleID, ErrNotFound)
+	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM alert_rules WHERE id = $1 AND account_id = $2`, ruleID, accountID)
 		if err != nil {

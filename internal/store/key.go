@@ -109,6 +109,9 @@ func scanKey(row interface{ Scan(...any) error }) (Key, error) {
 
 // KeyByID returns one key, or ErrNotFound.
 func (s *Store) KeyByID(ctx context.Context, id string) (Key, error) {
+	if unstorable(id) {
+		return Key{}, fmt.Errorf("key %q: %w", id, ErrNotFound)
+	}
 	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Key{}, fmt.Errorf("key %s: %w", id, ErrNotFound)
@@ -142,6 +145,9 @@ func (s *Store) ListKeys(ctx context.Context, accountID string) ([]Key, error) {
 // that every server drops it. ErrNotFound for an unknown ID, ErrRevoked
 // when it was already revoked (the key stays revoked either way).
 func (s *Store) RevokeKey(ctx context.Context, id string) (Key, error) {
+	if unstorable(id) {
+		return Key{}, fmt.Errorf("revoke key: key %q: %w", id, ErrNotFound)
+	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var hash, status string

@@ -52,6 +52,9 @@ func (s *Store) SetLimits(ctx context.Context, u LimitsUpdate) error {
 	if err != nil {
 		return fmt.Errorf("set limits: %w", err)
 	}
+	if unstorable(u.AccountID, u.KeyID) {
+		return fmt.Errorf("set limits: key %q of account %q: %w", u.KeyID, u.AccountID, ErrNotFound)
+	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if u.KeyID == "" {
 			return s.setAccountLimitsTx(ctx, tx, u.AccountID, set, args)

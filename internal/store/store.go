@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -189,6 +190,19 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 }
 
 // newID returns a random identifier such as "key_4hx3n7q2w9rkdm5b".
+// unstorable reports whether s is text that no row can hold: bytes that
+// are not UTF-8, or NUL, which PostgreSQL refuses with an error rather
+// than finding nothing. Lookups by such an ID or email answer ErrNotFound
+// without asking the database, as on SQLite.
+func unstorable(s ...string) bool {
+	for _, v := range s {
+		if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func newID(prefix string) string {
 	return prefix + strings.ToLower(rand.Text()[:16])
 }

@@ -301,3 +301,39 @@ func TestChangeFeed(t *testing.T) {
 		}
 	})
 }
+
+// TestLookupsOfTextNoRowHolds looks up, changes and removes by IDs and
+// emails that are not UTF-8 or hold NUL: ErrNotFound on every backend
+// (PostgreSQL would refuse the query itself), and nothing changes.
+func TestLookupsOfTextNoRowHolds(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		s := storetest.Open(t, b.URL)
+		a, _ := s.CreateAccount(ctx, store.NewAccount{Email: "a@example.com"})
+		k, _ := newKey(t, s, a.ID, "ci")
+		rpm := int64(5)
+		for _, bad := range []string{"\xff\xfe", "key_\x00", a.ID + "\x00", "a@example.com\x00"} {
+			ops := map[string]error{}
+			_, ops["AccountByID"] = s.AccountByID(ctx, bad)
+			_, ops["AccountByEmail"] = s.AccountByEmail(ctx, bad)
+			_, ops["KeyByID"] = s.KeyByID(ctx, bad)
+			_, ops["RevokeKey"] = s.RevokeKey(ctx, bad)
+			ops["SetAccountModels"] = s.SetAccountModels(ctx, bad, []string{"gpt-4o"})
+			ops["SetAccountDisabled"] = s.SetAccountDisabled(ctx, bad, true)
+			ops["RemoveAlertRule"] = s.RemoveAlertRule(ctx, a.ID, bad)
+			ops["SetLimits of a key"] = s.SetLimits(ctx, store.LimitsUpdate{AccountID: a.ID, KeyID: bad, RPM: &rpm})
+			ops["SetLimits of an account"] = s.SetLimits(ctx, store.LimitsUpdate{AccountID: bad, RPM: &rpm})
+			for op, err := range ops {
+				if !errors.Is(err, store.ErrNotFound) {
+					t.Errorf("%s(%q) = %v, want ErrNotFound", op, bad, err)
+				}
+			}
+		}
+		if got, _ := s.AccountByID(ctx, a.ID); got.Disabled || len(got.Models) > 0 || got.Limits != (store.Limits{}) {
+			t.Errorf("the account changed: %+v", got)
+		}
+		if got, _ := s.KeyByID(ctx, k.ID); got.Status != store.KeyActive || got.Limits != (store.Limits{}) {
+			t.Errorf("the key changed: %+v", got)
+		}
+	})
+}
