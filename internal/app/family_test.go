@@ -77,6 +77,16 @@ func TestFamiliesOtherEndpoints(t *testing.T) {
 			t.Errorf("%s upstream auth failure: %d %s", model, resp.StatusCode, raw)
 		}
 	}
+	// Gemini's error in the middle of a stream, as a bare block without
+	// "data:", reaches the client as the final error event with its status.
+	resp, _, raw := do(t, "POST", g.URL+"/v1/chat/completions", authJSON(key), chatBody("gemini-3.5-flash", "fake:midstream-bare-error", true))
+	events := strings.Split(strings.TrimSpace(raw), "\n\n")
+	last := events[len(events)-1]
+	if resp.StatusCode != 200 || len(events) < 2 || !strings.HasPrefix(last, `data: {"error":{"message":"The upstream provider gemini failed with status 500.`) ||
+		!strings.Contains(last, `"type":"server_error"`) || strings.Contains(raw, "[DONE]") {
+		t.Errorf("Gemini's bare error mid-stream: %d, stream ends with %q", resp.StatusCode, last)
+	}
+
 	// Anthropic refuses n > 1 with a clear 400 naming n.
 	resp, eb, _ = do(t, "POST", g.URL+"/v1/chat/completions", authJSON(key),
 		`{"model":"claude-sonnet-5","n":2,"messages":[{"role":"user","content":"hi"}]}`)

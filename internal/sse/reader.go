@@ -56,7 +56,18 @@ type Reader struct {
 	name string // Event of the current event
 	last string // the most recent unknown event name, reused to avoid an allocation
 	has  bool   // the current event has a data field
+
+	bareJSON bool // AcceptBareJSON was called
+	bare     bool // the current event is a bare JSON block
 }
+
+// AcceptBareJSON makes the reader return a block of lines that starts with
+// "{" where an event would start, up to the next blank line or the end, as
+// an event of its own whose Data is those lines joined with "\n". Gemini
+// sends an error in the middle of a stream so, without "data:" (Google's
+// own SDKs read it); by the SSE rules it would be a field of an unknown
+// name, dropped without a word.
+func (r *Reader) AcceptBareJSON() { r.bareJSON = true }
 
 // NewReader returns a reader of r that refuses events over max bytes (max <= 0
 // means 32 MiB). Max bounds the data of one event and the length of any one
@@ -87,6 +98,7 @@ func (r *Reader) Next() (Event, error) {
 	r.data = r.data[:0]
 	r.name = ""
 	r.has = false
+	r.bare = false
 	for {
 		line, err := r.readLine()
 		if err != nil {
@@ -103,6 +115,13 @@ func (r *Reader) Next() (Event, error) {
 		if len(line) == 0 {
 			if r.pending() {
 				return r.event(), nil
+			}
+			continue
+		}
+		if r.bareJSON && (r.bare || !r.pending() && line[0] == '{') {
+			if err := r.bareLine(line); err != nil {
+				r.fail(err)
+				return Event{}, err
 			}
 			continue
 		}
@@ -128,6 +147,30 @@ func (r *Reader) fail(err error) {
 	}
 }
 
+// bareLine adds one line to the bare JSON block being read.
+func (r *Reader) bareLine(line []byte) error {
+	r.bare = true
+	return r.appendData(line)
+}
+
+// appendData adds one line of data to the current event, after a "\n" if
+// it has some already.
+func (r *Reader) appendData(value []byte) error {
+	n := len(r.data) + len(value)
+	if r.has {
+		n++
+	}
+	if n > r.max {
+		return ErrTooLarge
+	}
+	if r.has {
+		r.data = append(r.data, '\n')
+	}
+	r.data = append(r.data, value...)
+	r.has = true
+	return nil
+}
+
 // field applies one non-empty line to the current event.
 func (r *Reader) field(line []byte) error {
 	if line[0] == ':' {
@@ -142,18 +185,7 @@ func (r *Reader) field(line []byte) error {
 	}
 	switch string(name) {
 	case "data":
-		n := len(r.data) + len(value)
-		if r.has {
-			n++
-		}
-		if n > r.max {
-			return ErrTooLarge
-		}
-		if r.has {
-			r.data = append(r.data, '\n')
-		}
-		r.data = append(r.data, value...)
-		r.has = true
+		return r.appendData(value)
 	case "event":
 		if len(value) > r.max {
 			return ErrTooLarge

@@ -21,7 +21,10 @@ type ev struct {
 
 // readAll parses rd until the first error; a clean io.EOF is returned as nil.
 func readAll(rd io.Reader, max int) ([]ev, error) {
-	r := NewReader(rd, max)
+	return readEvents(NewReader(rd, max))
+}
+
+func readEvents(r *Reader) ([]ev, error) {
 	var got []ev
 	for {
 		e, err := r.Next()
@@ -121,6 +124,46 @@ func TestReader(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestReaderBareJSON: with AcceptBareJSON, a block that starts with "{"
+// where an event would start is an event, on one line or pretty-printed
+// over several, and everything else reads as without it.
+func TestReaderBareJSON(t *testing.T) {
+	pretty := "{\n  \"error\": {\n    \"code\": 503,\n    \"status\": \"UNAVAILABLE\"\n  }\n}"
+	tests := []struct {
+		name string
+		in   string
+		want []ev
+	}{
+		{"one_line", "data: {\"a\":1}\n\n{\"error\": {\"code\": 500}}\n\n", []ev{{"", `{"a":1}`}, {"", `{"error": {"code": 500}}`}}},
+		{"pretty", "data: {\"a\":1}\r\n\r\n" + strings.ReplaceAll(pretty, "\n", "\r\n") + "\r\n\r\n", []ev{{"", `{"a":1}`}, {"", pretty}}},
+		{"pretty_at_the_end", "data: x\n\n" + pretty + "\n", []ev{{"", "x"}, {"", pretty}}},
+		{"lines_in_the_block_are_not_fields", "{\ndata: x\n}\n\ndata: y\n\n", []ev{{"", "{\ndata: x\n}"}, {"", "y"}}},
+		{"inside_an_event_it_is_a_field", "data: x\n{\"error\": 1}\n\n", []ev{{"", "x"}}},
+		{"first_line", "{}\n\ndata: a\n\n", []ev{{"", "{}"}, {"", "a"}}},
+		{"data_events_unchanged", "event: e\ndata: a\ndata: b\n\n", []ev{{"e", "a\nb"}}},
+	}
+	for _, tt := range tests {
+		for _, rd := range readers {
+			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
+				r := NewReader(rd.wrap([]byte(tt.in)), 0)
+				r.AcceptBareJSON()
+				got, err := readEvents(r)
+				if err != nil {
+					t.Fatalf("error: %v", err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("events mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+	r := NewReader(strings.NewReader("{\n"+strings.Repeat("x", 60)+"\n}\n\n"), 40)
+	r.AcceptBareJSON()
+	if _, err := r.Next(); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a bare block over the limit: %v, want ErrTooLarge", err)
 	}
 }
 

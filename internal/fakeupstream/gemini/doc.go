@@ -51,7 +51,8 @@
 // Magic words in the last user text (the first input for embeddings):
 // fake:error:400|403|404|429|500|503|504 (429 carries RetryInfo 27s),
 // fake:badkey (API_KEY_INVALID), fake:midstream-error (streams: two
-// events then an error object; otherwise 500), fake:hang (nothing until
+// events then an error object; otherwise 500), fake:midstream-bare-error
+// (the same error pretty-printed on lines of its own, without "data:"), fake:hang (nothing until
 // the client leaves), fake:blocked (promptFeedback.blockReason and no
 // candidates), fake:parallel (two function calls).
 package fakegemini

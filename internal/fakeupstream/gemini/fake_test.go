@@ -299,6 +299,7 @@ func TestTriggers(t *testing.T) {
 		{"fake:error:503", "UNAVAILABLE", 503},
 		{"fake:error:504", "DEADLINE_EXCEEDED", 504},
 		{"fake:midstream-error", "INTERNAL", 500},
+		{"fake:midstream-bare-error", "INTERNAL", 500},
 	} {
 		t.Run(tt.trigger, func(t *testing.T) {
 			r := post(t, s, "gemini-2.5-flash:generateContent", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"please `+tt.trigger+` now"}]}]}`)
@@ -319,6 +320,12 @@ func TestTriggers(t *testing.T) {
 	evs := events(t, r.body, "\r\n\r\n")
 	if len(evs) != 3 || evs[2].Get("error.code").Int() != 500 {
 		t.Errorf("midstream: %s", r.body)
+	}
+	r = post(t, s, "gemini-2.5-flash:streamGenerateContent?alt=sse", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"fake:midstream-bare-error"}]}]}`)
+	blocks := strings.Split(strings.TrimSuffix(string(r.body), "\r\n\r\n"), "\r\n\r\n")
+	if last := blocks[len(blocks)-1]; len(blocks) != 3 || !strings.HasPrefix(last, "{\r\n  \"error\": {\r\n") ||
+		gjson.Get(last, "error.status").Str != "INTERNAL" {
+		t.Errorf("midstream bare: %q", r.body)
 	}
 }
 

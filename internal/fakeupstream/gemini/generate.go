@@ -59,13 +59,13 @@ func (c *call) generate(stream bool) {
 	case strings.HasPrefix(trigger, "error:"):
 		c.fail(triggerError(strings.TrimPrefix(trigger, "error:"), c.model))
 		return
-	case trigger == "midstream-error" && !stream:
+	case (trigger == "midstream-error" || trigger == "midstream-bare-error") && !stream:
 		c.fail(errInternal)
 		return
 	}
 	a := c.s.answer(req, text, trigger)
 	if stream {
-		c.stream(a, trigger == "midstream-error")
+		c.stream(a, trigger)
 		return
 	}
 	b, _ := json.Marshal(a.response(a.all(), true, true))

@@ -92,11 +92,12 @@ func thinks(id string) bool {
 // for embeddings).
 var triggers = []string{
 	"error:400", "error:403", "error:404", "error:429", "error:500", "error:503", "error:504",
-	"badkey",          // 400 API_KEY_INVALID
-	"midstream-error", // streams: two events, then an error object; non-streams: 500
-	"hang",            // send nothing until the client goes away
-	"blocked",         // promptFeedback.blockReason, no candidates
-	"parallel",        // two function calls instead of one
+	"badkey",               // 400 API_KEY_INVALID
+	"midstream-error",      // streams: two events, then an error object; non-streams: 500
+	"midstream-bare-error", // streams: two events, then a pretty-printed error without "data:"; non-streams: 500
+	"hang",                 // send nothing until the client goes away
+	"blocked",              // promptFeedback.blockReason, no candidates
+	"parallel",             // two function calls instead of one
 }
 
 // findTrigger returns the first trigger in text, without "fake:", or "".

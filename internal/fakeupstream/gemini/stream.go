@@ -1,6 +1,7 @@
 package fakegemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -173,7 +174,7 @@ func (a *answer) splitCalls() [][]step {
 
 // stream writes the answer as :streamGenerateContent?alt=sse events.
 // midError stops after two events with an error object.
-func (c *call) stream(a *answer, midError bool) {
+func (c *call) stream(a *answer, trigger string) {
 	h := c.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -185,8 +186,16 @@ func (c *call) stream(a *answer, midError bool) {
 	}
 	evs := a.events()
 	for i, ev := range evs {
-		if midError && i == 2 {
-			c.w.Write([]byte("data: " + string(errInternal.body()) + sep))
+		if i == 2 && (trigger == "midstream-error" || trigger == "midstream-bare-error") {
+			b := []byte("data: " + string(errInternal.body()))
+			if trigger == "midstream-bare-error" {
+				// As Google's SDKs expect it may come: the error as
+				// its own block, pretty-printed, without "data:".
+				var pretty bytes.Buffer
+				json.Indent(&pretty, errInternal.body(), "", "  ")
+				b = bytes.ReplaceAll(pretty.Bytes(), []byte("\n"), []byte(sep[:len(sep)/2]))
+			}
+			c.w.Write(append(b, sep...))
 			rc.Flush()
 			return
 		}

@@ -39,7 +39,9 @@ type choiceState struct {
 }
 
 func newStream(t *translator, ctx context.Context, body io.ReadCloser, cancel context.CancelFunc) *stream {
-	return &stream{t: t, ctx: ctx, body: body, rd: sse.NewReader(body, 0), cancel: cancel, choices: map[int]*choiceState{}}
+	rd := sse.NewReader(body, 0)
+	rd.AcceptBareJSON() // an error in the middle may come without "data:"
+	return &stream{t: t, ctx: ctx, body: body, rd: rd, cancel: cancel, choices: map[int]*choiceState{}}
 }
 
 // Next returns the next chat.completion.chunk, io.EOF after the last, or

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,12 +77,22 @@ func TestStreamGemini3Calls(t *testing.T) {
 	}
 }
 
+// TestStreamMidstreamError: an error after the first events, sent as a
+// data event or as a bare pretty-printed block, ends the stream with
+// Gemini's error (message and status) after the chunks sent so far.
 func TestStreamMidstreamError(t *testing.T) {
-	_, c := setup(t, fakegemini.Options{})
-	r := request(flash, `{"messages":[{"role":"user","content":"fake:midstream-error"}]}`)
-	got, _, err := chunks(t, c, r)
-	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.KindUnavailable || len(got) == 0 {
-		t.Fatalf("got %d chunks, error %v; want chunks then KindUnavailable", len(got), err)
+	for _, lf := range []bool{false, true} {
+		_, c := setup(t, fakegemini.Options{LF: lf})
+		for _, trigger := range []string{"fake:midstream-error", "fake:midstream-bare-error"} {
+			r := request(flash, `{"messages":[{"role":"user","content":"`+trigger+`"}]}`)
+			got, _, err := chunks(t, c, r)
+			var pe *provider.Error
+			if !errors.As(err, &pe) || pe.Kind != provider.KindUnavailable || len(got) == 0 {
+				t.Fatalf("%s (LF %v): got %d chunks, error %v; want chunks then KindUnavailable", trigger, lf, len(got), err)
+			}
+			if pe.Type != "INTERNAL" || !strings.HasPrefix(pe.Message, "An internal error has occurred.") {
+				t.Errorf("%s (LF %v): %+v, want Gemini's status and message", trigger, lf, pe)
+			}
+		}
 	}
 }
