@@ -50,7 +50,7 @@ func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally
 		ID: recordID(start), RequestID: sr.ID, Time: start,
 		AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: c.Endpoint.String(),
 		Model: c.Model, Provider: t.Provider.Name(), UpstreamModel: t.UpstreamID,
-		InputPrice: int64(t.Model.InputPrice), OutputPrice: int64(t.Model.OutputPrice),
+		InputPrice: int64(t.Model.InputPrice), OutputPrice: int64(t.Model.OutputPrice), CachedPrice: int64(t.Model.CachedPrice()),
 		PriceVersion: h.opt.Gateway.Routes().PriceVersion(), Streamed: c.Stream,
 	}}
 }
@@ -88,10 +88,7 @@ func (u *tally) finish(status int, us provider.Usage, errType string, cancelled 
 	if r.TotalTokens == 0 {
 		r.TotalTokens = r.PromptTokens + r.CompletionTokens
 	}
-	r.Cost = usd.Cost(r.PromptTokens, r.InputPrice)
-	if r.Endpoint != provider.EndpointEmbedding.String() { // embeddings bill input tokens only
-		r.Cost += usd.Cost(r.CompletionTokens, r.OutputPrice)
-	}
+	r.Cost = r.Price()
 	r.Latency = time.Since(r.Time)
 	if u.h.opt.Meter != nil {
 		u.h.opt.Meter.Record(r)

@@ -26,13 +26,17 @@ type usage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
 	TotalTokens      int64 `json:"total_tokens"`
+	PromptDetails    struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 func (u *usage) asMap() map[string]int64 {
 	if u == nil {
 		return nil
 	}
-	return map[string]int64{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.TotalTokens}
+	return map[string]int64{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.TotalTokens,
+		"cached_tokens": u.PromptDetails.CachedTokens}
 }
 
 // seen is what the client saw of one request: the status, and the usage
@@ -105,6 +109,12 @@ func waitRows(t *testing.T, st *store.Store, accountID string, n int64) {
 
 func price(t *testing.T, model string) (in, out int64) {
 	t.Helper()
+	m := catalogModel(t, model)
+	return int64(m.InputPrice), int64(m.OutputPrice)
+}
+
+func catalogModel(t *testing.T, model string) *catalog.Model {
+	t.Helper()
 	cat, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -113,15 +123,16 @@ func price(t *testing.T, model string) (in, out int64) {
 	if !ok {
 		t.Fatalf("model %s not in the catalogue", model)
 	}
-	return int64(m.InputPrice), int64(m.OutputPrice)
+	return m
 }
 
 // TestUsageMatchesUpstream sends a mix of requests and checks that every
 // one has exactly one record whose tokens and cost are what the upstream
-// reported, on every backend.
+// reported, on every backend. The upstream reports 4 prompt tokens of
+// each chat request as cached, which cost the catalogue's cache price.
 func TestUsageMatchesUpstream(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
-		up := fakeupstream.Start(fakeupstream.Options{TokenDelay: 5 * time.Millisecond})
+		up := fakeupstream.Start(fakeupstream.Options{TokenDelay: 5 * time.Millisecond, CachedTokens: 4})
 		t.Cleanup(up.Close)
 		g := startWith(t, b.URL, map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
 		key, keyID := g.newKey(t, "meter@example.com")
@@ -163,11 +174,15 @@ func TestUsageMatchesUpstream(t *testing.T) {
 			byReq[r.RequestID] = r
 		}
 		var total usd.Amount
+		withCache := 0
 		for _, s := range all {
 			r, ok := byReq[s.id]
 			if !ok {
 				t.Errorf("%s: no record", s.id)
 				continue
+			}
+			if r.CachedTokens == 4 && r.CachedPrice < r.InputPrice {
+				withCache++
 			}
 			total += r.Cost
 			checkRecord(t, s.id, s.model, s.endpoint, s.seen, r, keyID)
@@ -182,6 +197,9 @@ func TestUsageMatchesUpstream(t *testing.T) {
 			rolled += row.Cost
 			requests += row.Requests
 		}
+		if withCache < 6 {
+			t.Errorf("%d records with 4 cached tokens at a cache price below the input price, want the 6 answered chats", withCache)
+		}
 		if rolled != total || requests != int64(len(all)) {
 			t.Errorf("rollups: %d requests costing %v; records: %d costing %v", requests, rolled, len(all), total)
 		}
@@ -190,9 +208,10 @@ func TestUsageMatchesUpstream(t *testing.T) {
 
 func checkRecord(t *testing.T, id, model, endpoint string, s seen, r meter.Record, keyID string) {
 	t.Helper()
-	in, out := price(t, model)
+	m := catalogModel(t, model)
+	in, out, cached := int64(m.InputPrice), int64(m.OutputPrice), int64(m.CachedPrice())
 	if r.Model != model || r.Endpoint != endpoint || r.KeyID != keyID || r.Provider != "openai" || r.Latency <= 0 ||
-		r.PriceVersion == "" || r.InputPrice != in || r.OutputPrice != out {
+		r.PriceVersion == "" || r.InputPrice != in || r.OutputPrice != out || r.CachedPrice != cached {
 		t.Errorf("%s: record %+v", id, r)
 	}
 	wantStatus := s.status
@@ -210,12 +229,12 @@ func checkRecord(t *testing.T, id, model, endpoint string, s seen, r meter.Recor
 	}
 	if s.usage != nil {
 		if r.PromptTokens != s.usage["prompt_tokens"] || r.CompletionTokens != s.usage["completion_tokens"] ||
-			r.TotalTokens != s.usage["total_tokens"] || r.Estimated {
-			t.Errorf("%s: tokens %d/%d/%d (estimated %v), upstream reported %v", id,
-				r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.Estimated, s.usage)
+			r.TotalTokens != s.usage["total_tokens"] || r.CachedTokens != s.usage["cached_tokens"] || r.Estimated {
+			t.Errorf("%s: tokens %d/%d/%d, %d cached (estimated %v), upstream reported %v", id,
+				r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens, r.Estimated, s.usage)
 		}
 	}
-	wantCost := usd.Cost(r.PromptTokens, in)
+	wantCost := usd.Cost(r.PromptTokens-r.CachedTokens, in) + usd.Cost(r.CachedTokens, cached)
 	if endpoint != "embeddings" {
 		wantCost += usd.Cost(r.CompletionTokens, out)
 	}

@@ -115,6 +115,11 @@ func entry(m config.ModelEntry) (catalog.Entry, error) {
 			return e, fmt.Errorf("output_usd_per_mtok: %w", err)
 		}
 	}
+	if m.CachedUSDPerMtok != "" {
+		if e.CachedPrice, err = catalog.ParsePrice(m.CachedUSDPerMtok); err != nil {
+			return e, fmt.Errorf("cached_input_usd_per_mtok: %w", err)
+		}
+	}
 	for _, d := range m.Deployments {
 		e.Deployments = append(e.Deployments, catalog.Deployment{Provider: d.Provider, UpstreamID: d.UpstreamID})
 	}

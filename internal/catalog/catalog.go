@@ -25,7 +25,11 @@ func newCatalog(models []*Model) *Catalog {
 	h := sha256.New()
 	for _, m := range models {
 		c.byID[m.ID] = m
-		fmt.Fprintf(h, "%s\x00%d\x00%d\n", m.ID, m.InputPrice, m.OutputPrice)
+		fmt.Fprintf(h, "%s\x00%d\x00%d", m.ID, m.InputPrice, m.OutputPrice)
+		if m.CachedInputPrice != 0 {
+			fmt.Fprintf(h, "\x00%d", m.CachedInputPrice)
+		}
+		h.Write([]byte{'\n'})
 	}
 	c.prices = "prices-" + hex.EncodeToString(h.Sum(nil))[:12]
 	return c

@@ -18,6 +18,7 @@ type Entry struct {
 	Mode            Mode
 	InputPrice      Price
 	OutputPrice     Price
+	CachedPrice     Price
 	ContextWindow   int
 	MaxOutputTokens int
 	Functions       bool
@@ -78,6 +79,8 @@ func (e *Entry) validate() error {
 		return errors.New("input_usd_per_mtok must not be negative")
 	case e.OutputPrice < 0:
 		return errors.New("output_usd_per_mtok must not be negative")
+	case e.CachedPrice < 0:
+		return errors.New("cached_input_usd_per_mtok must not be negative")
 	case e.ContextWindow < 0:
 		return errors.New("context_window must not be negative")
 	case e.MaxOutputTokens < 0:
@@ -103,6 +106,7 @@ func (e *Entry) override(m *Model) *Model {
 	set(&c.Mode, e.Mode)
 	set(&c.InputPrice, e.InputPrice)
 	set(&c.OutputPrice, e.OutputPrice)
+	set(&c.CachedInputPrice, e.CachedPrice)
 	set(&c.ContextWindow, e.ContextWindow)
 	set(&c.MaxOutputTokens, e.MaxOutputTokens)
 	set(&c.Functions, e.Functions)

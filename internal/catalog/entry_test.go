@@ -112,3 +112,53 @@ func TestWithErrors(t *testing.T) {
 		t.Errorf("a failed With changed the receiver: gpt-4o input price %v", m.InputPrice)
 	}
 }
+
+// TestCachedPrice: a cached prompt token costs the model's cache price,
+// or its input price when the model has none, or when a configured input
+// price is below the built-in cache price; configuration can set it.
+func TestCachedPrice(t *testing.T) {
+	base := builtin(t)
+	c, err := base.With([]Entry{
+		{ID: "gpt-4.1", InputPrice: 300_000},      // below the built-in cache price of 0.5
+		{ID: "gpt-4o-mini", CachedPrice: 50_000},  // a negotiated cache price
+		{ID: "o3", InputPrice: 1_000_000},         // still above the cache price
+		{ID: "gpt-5", CachedPrice: 0},             // zero leaves it as it is
+		{ID: "claude-opus-5", CachedPrice: 1_000}, // a model without one gets one
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cat   *Catalog
+		id    string
+		price Price
+	}{
+		{base, "gpt-4o", 1_250_000},
+		{base, "gemini-2.5-flash", 30_000},
+		{base, "claude-haiku-4-5-20251001", 100_000},
+		{base, "llama-3.3-70b-instruct", 0}, // none: the input price
+		{c, "gpt-4.1", 300_000},
+		{c, "gpt-4o-mini", 50_000},
+		{c, "o3", 500_000},
+		{c, "gpt-5", 125_000},
+		{c, "claude-opus-5", 1_000},
+	} {
+		m, ok := tt.cat.Lookup(tt.id)
+		if !ok {
+			t.Fatalf("no %s", tt.id)
+		}
+		want := tt.price
+		if want == 0 {
+			want = m.InputPrice
+		}
+		if got := m.CachedPrice(); got != want {
+			t.Errorf("%s: CachedPrice %v, want %v", tt.id, got, want)
+		}
+	}
+	if base.PriceVersion() == c.PriceVersion() {
+		t.Error("a changed cache price kept the price version")
+	}
+	if _, err := base.With([]Entry{{ID: "gpt-4o", CachedPrice: -1}}); err == nil || !strings.Contains(err.Error(), "cached_input_usd_per_mtok") {
+		t.Errorf("negative cache price: %v", err)
+	}
+}

@@ -39,6 +39,11 @@ type Model struct {
 
 	InputPrice  Price
 	OutputPrice Price // 0 for embedding models
+	// CachedInputPrice is the price of prompt tokens the provider served
+	// from its prompt cache (OpenAI's cached_tokens, Anthropic's cache
+	// reads, Gemini's cached content); 0 when the catalogue has none.
+	// CachedPrice is what applies.
+	CachedInputPrice Price
 
 	ContextWindow   int // input tokens; 0 = unknown
 	MaxOutputTokens int // 0 = unknown
@@ -64,6 +69,16 @@ func (m *Model) OwnedBy() string {
 		return m.Family
 	}
 	return m.Provider
+}
+
+// CachedPrice returns the price of a cached prompt token: the model's
+// cache price, or its input price when it has none or a higher one (a
+// configured input price may be below the built-in cache price).
+func (m *Model) CachedPrice() Price {
+	if m.CachedInputPrice == 0 || m.CachedInputPrice > m.InputPrice {
+		return m.InputPrice
+	}
+	return m.CachedInputPrice
 }
 
 // Retired reports whether the model has a sunset date and now is on or

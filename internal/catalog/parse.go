@@ -18,6 +18,7 @@ var header = []string{
 	"input_usd_per_mtok", "output_usd_per_mtok", "context_window", "max_output_tokens",
 	"functions", "vision", "embedding_dimensions",
 	"created", "deprecated_on", "sunset_on", "replacement",
+	"cached_input_usd_per_mtok",
 }
 
 // Column indexes into a record, in header order.
@@ -38,6 +39,7 @@ const (
 	colDeprecatedOn
 	colSunsetOn
 	colReplacement
+	colCachedInputPrice
 )
 
 // Allowed values of the family, provider and mode columns.
@@ -139,6 +141,8 @@ func parseRow(rec []string) (*Model, error) {
 		DeprecatedOn:    p.date(colDeprecatedOn),
 		SunsetOn:        p.date(colSunsetOn),
 		Replacement:     p.optionalID(colReplacement),
+
+		CachedInputPrice: p.price(colCachedInputPrice, false),
 	}
 	p.check(m)
 	if p.err != nil {
@@ -175,6 +179,10 @@ func (p *rowParser) check(m *Model) {
 		p.fail(colSunsetOn, "before deprecated_on")
 	case m.Replacement == m.ID:
 		p.fail(colReplacement, "a model cannot replace itself")
+	case m.CachedInputPrice > m.InputPrice:
+		p.fail(colCachedInputPrice, "above the input price")
+	case embedding && p.rec[colCachedInputPrice] != "":
+		p.fail(colCachedInputPrice, "must be empty for embedding models")
 	}
 }
 

@@ -34,11 +34,15 @@ func runModels(ctx context.Context, env Env, args []string) error {
 		Status   string `json:"status"`
 		Input    string `json:"input_usd_per_mtok"`
 		Output   string `json:"output_usd_per_mtok"`
+		Cached   string `json:"cached_input_usd_per_mtok,omitempty"`
 		Sunset   string `json:"sunset_on,omitempty"`
 	}
 	var rows []row
 	for _, m := range routes.Catalog().All() {
 		r := row{ID: m.ID, Family: m.Family, Mode: string(m.Mode), Input: m.InputPrice.String(), Output: m.OutputPrice.String()}
+		if m.Mode != catalog.ModeEmbedding {
+			r.Cached = m.CachedPrice().String()
+		}
 		if !m.SunsetOn.IsZero() {
 			r.Sunset = m.SunsetOn.Format(time.DateOnly)
 		}

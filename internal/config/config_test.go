@@ -73,6 +73,7 @@ models:
       mode: chat
       input_usd_per_mtok: "0.05"
       output_usd_per_mtok: "0.08"
+      cached_input_usd_per_mtok: "0.01"
       context_window: 131072
       max_output_tokens: 8192
       functions: true
@@ -155,6 +156,7 @@ func TestLoadFullFile(t *testing.T) {
 				Mode:             "chat",
 				InputUSDPerMtok:  "0.05",
 				OutputUSDPerMtok: "0.08",
+				CachedUSDPerMtok: "0.01",
 				ContextWindow:    131072,
 				MaxOutputTokens:  8192,
 				Functions:        true,

@@ -83,6 +83,7 @@ type ModelEntry struct {
 	Mode                string            `yaml:"mode"`
 	InputUSDPerMtok     string            `yaml:"input_usd_per_mtok"`
 	OutputUSDPerMtok    string            `yaml:"output_usd_per_mtok"`
+	CachedUSDPerMtok    string            `yaml:"cached_input_usd_per_mtok"`
 	ContextWindow       int               `yaml:"context_window"`
 	MaxOutputTokens     int               `yaml:"max_output_tokens"`
 	Functions           bool              `yaml:"functions"`

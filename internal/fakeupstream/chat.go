@@ -23,6 +23,7 @@ type chatRequest struct {
 	lastUser    string       // text of the last user message
 	lastRole    string
 	prompt      int // prompt tokens
+	cached      int // of which cached (Options.CachedTokens)
 	reasoning   bool
 	tier        string
 }
@@ -62,6 +63,7 @@ func parseChat(body []byte, opt Options) (*chatRequest, error) {
 		q.maxTokens = int(v.Int())
 	}
 	q.readMessages(root.Get("messages").Array())
+	q.cached = min(opt.CachedTokens, q.prompt)
 	if err := checkChatModel(root, m, q.prompt); err != nil {
 		return nil, err
 	}
@@ -171,7 +173,7 @@ func (q *chatRequest) usageOf(a *answer) usage {
 		PromptTokens:      q.prompt,
 		CompletionTokens:  completion,
 		TotalTokens:       q.prompt + completion,
-		PromptDetails:     &promptDetails{},
+		PromptDetails:     &promptDetails{CachedTokens: q.cached},
 		CompletionDetails: &completionDetails{ReasoningTokens: reasoning},
 	}
 }

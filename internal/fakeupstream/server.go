@@ -28,6 +28,10 @@ type Options struct {
 	GroqUsage     bool          // puts stream usage in x_groq.usage on the final chunk instead
 	FloatOnly     bool          // embeddings ignore encoding_format and always return floats
 	Words         int           // words in generated answers (default 12)
+	// CachedTokens is how many of each chat request's prompt tokens the
+	// fake reports as served from its prompt cache (at most the prompt),
+	// in usage.prompt_tokens_details.cached_tokens.
+	CachedTokens int
 }
 
 // Request is a request as the fake received it.

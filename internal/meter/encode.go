@@ -29,6 +29,7 @@ func appendJSON(b []byte, r *Record) []byte {
 	b = appendInt(b, "cached_tokens", r.CachedTokens)
 	b = appendBool(b, "estimated", r.Estimated)
 	b = appendInt(b, "input_price", r.InputPrice)
+	b = appendInt(b, "cached_price", r.CachedPrice)
 	b = appendInt(b, "output_price", r.OutputPrice)
 	b = appendField(b, "price_version", r.PriceVersion)
 	b = appendInt(b, "cost", int64(r.Cost))

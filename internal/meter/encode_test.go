@@ -12,7 +12,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnewline\n\x00\x1f", "héllo 日本", "bad \xff utf8", "</script>&"} {
 		r := Record{ID: "usg_" + s, RequestID: s, Time: time.Date(2026, 11, 23, 1, 2, 3, 456789, time.FixedZone("X", 3600)),
 			AccountID: "acct_a", KeyID: s, Endpoint: "chat.completions", Model: s, Provider: "openai", UpstreamModel: s,
-			PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3, CachedTokens: 4, Estimated: true, InputPrice: 5,
+			PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3, CachedTokens: 4, Estimated: true, InputPrice: 5, CachedPrice: 10,
 			OutputPrice: 6, PriceVersion: "prices-x", Cost: 7, Latency: 8 * time.Millisecond, TTFT: 9, Status: 499,
 			ErrorType: s, Streamed: true, Cancelled: true}
 		var got, want Record
@@ -41,4 +41,29 @@ func FuzzAppendJSON(f *testing.F) {
 			t.Errorf("differs: %s", cmp.Diff(want, got))
 		}
 	})
+}
+
+func TestRecordPrice(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		r    Record
+		want int64
+	}{
+		{"no cache", Record{Endpoint: "chat.completions", PromptTokens: 1000, CompletionTokens: 100, InputPrice: 2_500_000, OutputPrice: 10_000_000, CachedPrice: 1_250_000},
+			1000*2_500_000 + 100*10_000_000},
+		{"cached part", Record{Endpoint: "chat.completions", PromptTokens: 1000, CachedTokens: 800, CompletionTokens: 100, InputPrice: 2_500_000, OutputPrice: 10_000_000, CachedPrice: 1_250_000},
+			200*2_500_000 + 800*1_250_000 + 100*10_000_000},
+		{"all cached", Record{Endpoint: "completions", PromptTokens: 1000, CachedTokens: 1000, InputPrice: 2_500_000, CachedPrice: 250_000},
+			1000 * 250_000},
+		{"more cached than prompt", Record{Endpoint: "chat.completions", PromptTokens: 10, CachedTokens: 50, InputPrice: 2_500_000, CachedPrice: 250_000},
+			10 * 250_000},
+		{"negative cached", Record{Endpoint: "chat.completions", PromptTokens: 10, CachedTokens: -5, InputPrice: 2_500_000, CachedPrice: 250_000},
+			10 * 2_500_000},
+		{"embeddings bill input only", Record{Endpoint: "embeddings", PromptTokens: 10, CompletionTokens: 99, InputPrice: 20_000, OutputPrice: 1_000_000},
+			10 * 20_000},
+	} {
+		if got := tt.r.Price(); int64(got) != tt.want {
+			t.Errorf("%s: Price() = %d, want %d", tt.name, got, tt.want)
+		}
+	}
 }

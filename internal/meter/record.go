@@ -36,7 +36,10 @@ type Record struct {
 
 	// InputPrice and OutputPrice are the catalogue prices used, pico-USD
 	// per token; PriceVersion names the price sheet they came from.
-	InputPrice   int64      `json:"input_price"`
+	InputPrice int64 `json:"input_price"`
+	// CachedPrice is the price of each of the CachedTokens, which are
+	// part of PromptTokens: the catalogue's cache price, or InputPrice.
+	CachedPrice  int64      `json:"cached_price"`
 	OutputPrice  int64      `json:"output_price"`
 	PriceVersion string     `json:"price_version"`
 	Cost         usd.Amount `json:"cost"`
@@ -66,4 +69,18 @@ func PeriodOf(t time.Time) string { return t.UTC().Format("2006-01") }
 // twice is harmless.
 type Sink interface {
 	WriteUsage(ctx context.Context, recs []Record) (inserted int, err error)
+}
+
+// Price returns what the record's tokens cost at its prices: the cached
+// prompt tokens at CachedPrice, the other prompt tokens at InputPrice and
+// the completion tokens at OutputPrice (none for embeddings, which bill
+// input only). Cached tokens are counted within the prompt tokens, never
+// more than they.
+func (r *Record) Price() usd.Amount {
+	cached := min(max(r.CachedTokens, 0), r.PromptTokens)
+	cost := usd.Cost(r.PromptTokens-cached, r.InputPrice) + usd.Cost(cached, r.CachedPrice)
+	if r.Endpoint != "embeddings" {
+		cost += usd.Cost(r.CompletionTokens, r.OutputPrice)
+	}
+	return cost
 }

@@ -22,9 +22,10 @@ const usageChunk = 500
 
 const usageColumns = `id, request_id, created_at, account_id, key_id, endpoint, model, provider, upstream_model,
 	prompt_tokens, completion_tokens, total_tokens, cached_tokens, tokens_estimated,
-	input_price, output_price, price_version, cost, latency_us, ttft_us, status, error_type, streamed, cancelled`
+	input_price, output_price, price_version, cost, latency_us, ttft_us, status, error_type, streamed, cancelled,
+	cached_price`
 
-const usageColumnCount = 24
+const usageColumnCount = 25
 
 // WriteUsage stores each record whose ID is not stored yet and adds
 // exactly those to the daily rollup, in one transaction; it returns how
@@ -69,7 +70,7 @@ func usageArgs(r *meter.Record) []any {
 	return []any{r.ID, r.RequestID, millis(r.Time), r.AccountID, r.KeyID, r.Endpoint, r.Model,
 		r.Provider, r.UpstreamModel, r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens,
 		r.Estimated, r.InputPrice, r.OutputPrice, r.PriceVersion, int64(r.Cost), r.Latency.Microseconds(),
-		r.TTFT.Microseconds(), r.Status, r.ErrorType, r.Streamed, r.Cancelled}
+		r.TTFT.Microseconds(), r.Status, r.ErrorType, r.Streamed, r.Cancelled, r.CachedPrice}
 }
 
 // insertUsage inserts recs (unique IDs) and returns those that were new:
@@ -266,7 +267,7 @@ func scanUsage(row interface{ Scan(...any) error }) (meter.Record, error) {
 	err := row.Scan(&r.ID, &r.RequestID, &created, &r.AccountID, &r.KeyID, &r.Endpoint, &r.Model,
 		&r.Provider, &r.UpstreamModel, &r.PromptTokens, &r.CompletionTokens, &r.TotalTokens, &r.CachedTokens,
 		&r.Estimated, &r.InputPrice, &r.OutputPrice, &r.PriceVersion, (*int64)(&r.Cost), &latency,
-		&ttft, &r.Status, &r.ErrorType, &r.Streamed, &r.Cancelled)
+		&ttft, &r.Status, &r.ErrorType, &r.Streamed, &r.Cancelled, &r.CachedPrice)
 	if err != nil {
 		return meter.Record{}, err
 	}
