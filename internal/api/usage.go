@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/auth"
+	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/meter"
@@ -34,9 +35,10 @@ type BudgetChecker interface {
 // tally builds the usage record of one request that reached a model
 // route; with metering off it only keeps the usage for the rate limits.
 type tally struct {
-	h    *Handler
-	rec  meter.Record
-	done bool
+	h     *Handler
+	model *catalog.Model // whose prices apply
+	rec   meter.Record
+	done  bool
 }
 
 func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally {
@@ -46,11 +48,10 @@ func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally
 	if start.IsZero() {
 		start = time.Now()
 	}
-	return &tally{h: h, rec: meter.Record{
+	return &tally{h: h, model: t.Model, rec: meter.Record{
 		ID: recordID(start), RequestID: sr.ID, Time: start,
 		AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: c.Endpoint.String(),
 		Model: c.Model, Provider: t.Provider.Name(), UpstreamModel: t.UpstreamID,
-		InputPrice: int64(t.Model.InputPrice), OutputPrice: int64(t.Model.OutputPrice), CachedPrice: int64(t.Model.CachedPrice()),
 		PriceVersion: h.opt.Gateway.Routes().PriceVersion(), Streamed: c.Stream,
 	}}
 }
@@ -88,6 +89,10 @@ func (u *tally) finish(status int, us provider.Usage, errType string, cancelled 
 	if r.TotalTokens == 0 {
 		r.TotalTokens = r.PromptTokens + r.CompletionTokens
 	}
+	// The prompt's size picks the prices: some models charge a whole
+	// request with a long prompt more.
+	prices := u.model.PricesFor(r.PromptTokens)
+	r.InputPrice, r.CachedPrice, r.OutputPrice = int64(prices.Input), int64(prices.Cached), int64(prices.Output)
 	r.Cost = r.Price()
 	r.Latency = time.Since(r.Time)
 	if u.h.opt.Meter != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,10 @@ func startWith(t testing.TB, dbURL string, env map[string]string, mut func(*conf
 	cfg.Server.Listen = "127.0.0.1:0"
 	cfg.Server.ShutdownGrace = 2 * time.Second
 	cfg.Database.URL = dbURL
+	if cfg.Metering.JournalDir == "" && cfg.Database.IsPostgres() {
+		// Not ./switchyard-usage-journal in the source tree.
+		cfg.Metering.JournalDir = filepath.Join(t.TempDir(), "journal")
+	}
 	cfg.Auth.ChangePollInterval = 5 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, &cfg, slog.New(slog.DiscardHandler))

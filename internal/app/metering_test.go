@@ -251,6 +251,38 @@ func checkRecord(t *testing.T, id, model, endpoint string, s seen, r meter.Recor
 	}
 }
 
+// TestLongPromptPrices: a prompt over a model's long-context threshold
+// pays the long-context prices for the whole request, and the record
+// keeps them; one just under it pays the base prices.
+func TestLongPromptPrices(t *testing.T) {
+	up := fakeupstream.Start(fakeupstream.Options{CachedTokens: 1000})
+	t.Cleanup(up.Close)
+	g := startWith(t, storetest.Backends(t)[0].URL, map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
+	key, _ := g.newKey(t, "long@example.com")
+	acct, _ := g.Store.AccountByEmail(context.Background(), "long@example.com")
+	m := catalogModel(t, "gpt-5.4")
+	// The fake counts a message's words plus 3.
+	words := func(n int) string { return strings.TrimSpace(strings.Repeat("w ", n)) }
+	short := metered(t, g, key, "/v1/chat/completions", "req-short", chatBody("gpt-5.4", words(m.LongContext.Above-3), false), 0)
+	long := metered(t, g, key, "/v1/chat/completions", "req-long", chatBody("gpt-5.4", words(m.LongContext.Above-2), false), 0)
+	if short.usage["prompt_tokens"] != int64(m.LongContext.Above) || long.usage["prompt_tokens"] != int64(m.LongContext.Above)+1 {
+		t.Fatalf("prompt tokens %v and %v, want %d and one more", short.usage, long.usage, m.LongContext.Above)
+	}
+	waitRows(t, g.Store, acct.ID, 2)
+	recs, _ := g.Store.ListUsage(context.Background(), acct.ID, 10)
+	for _, r := range recs {
+		want := m.PricesFor(0)
+		if r.RequestID == "req-long" {
+			want = catalog.Prices{Input: m.LongContext.InputPrice, Cached: m.LongContext.CachedInputPrice, Output: m.LongContext.OutputPrice}
+		}
+		got := catalog.Prices{Input: catalog.Price(r.InputPrice), Cached: catalog.Price(r.CachedPrice), Output: catalog.Price(r.OutputPrice)}
+		wantCost := usd.Cost(r.PromptTokens-1000, int64(want.Input)) + usd.Cost(1000, int64(want.Cached)) + usd.Cost(r.CompletionTokens, int64(want.Output))
+		if got != want || r.CachedTokens != 1000 || r.Cost != wantCost {
+			t.Errorf("%s: prices %+v, cost %v, %d cached; want %+v, %v", r.RequestID, got, r.Cost, r.CachedTokens, want, wantCost)
+		}
+	}
+}
+
 // TestBudgetStopsTraffic: once the month's spend reaches the account's
 // limit, requests get the spec's 429 until the limit is raised.
 func TestBudgetStopsTraffic(t *testing.T) {

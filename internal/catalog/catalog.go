@@ -29,6 +29,9 @@ func newCatalog(models []*Model) *Catalog {
 		if m.CachedInputPrice != 0 {
 			fmt.Fprintf(h, "\x00%d", m.CachedInputPrice)
 		}
+		if lc := m.LongContext; lc.Above != 0 {
+			fmt.Fprintf(h, "\x00%d\x00%d\x00%d\x00%d", lc.Above, lc.InputPrice, lc.OutputPrice, lc.CachedInputPrice)
+		}
 		h.Write([]byte{'\n'})
 	}
 	c.prices = "prices-" + hex.EncodeToString(h.Sum(nil))[:12]

@@ -21,4 +21,15 @@
 //     It may be empty while sunset_on is set.
 //   - replacement: the model the vendor names as the successor, if any;
 //     it need not be in the catalogue.
+//
+// The price columns beyond input and output come from the notes of the
+// reference table:
+//
+//   - cached_input_usd_per_mtok: the cache-read price ("cache read X" or
+//     "cache write W / read X"), where a base (not long-context) one is
+//     given; empty means the input price.
+//   - long_context_above_tokens and the long_* prices: the "TIERED"
+//     notes, the price of a whole request whose prompt is over that many
+//     tokens ("200k" is 200000). An alias the reference says has the same
+//     tiers as its snapshot gets them too.
 package catalog

@@ -107,6 +107,11 @@ func (e *Entry) override(m *Model) *Model {
 	set(&c.InputPrice, e.InputPrice)
 	set(&c.OutputPrice, e.OutputPrice)
 	set(&c.CachedInputPrice, e.CachedPrice)
+	if e.InputPrice != 0 || e.OutputPrice != 0 || e.CachedPrice != 0 {
+		// Configured prices apply to every request: the built-in
+		// long-context prices were the vendor's list prices.
+		c.LongContext = LongContext{}
+	}
 	set(&c.ContextWindow, e.ContextWindow)
 	set(&c.MaxOutputTokens, e.MaxOutputTokens)
 	set(&c.Functions, e.Functions)

@@ -162,3 +162,36 @@ func TestCachedPrice(t *testing.T) {
 		t.Errorf("negative cache price: %v", err)
 	}
 }
+
+// TestPricesFor: a request whose prompt is over a model's long-context
+// threshold pays the long-context prices for all of it; configured prices
+// replace the built-in long-context ones.
+func TestPricesFor(t *testing.T) {
+	base := builtin(t)
+	c, err := base.With([]Entry{{ID: "gemini-2.5-pro", InputPrice: 1_000_000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cat    *Catalog
+		id     string
+		prompt int64
+		want   Prices
+	}{
+		{base, "gpt-5.4", 272_000, Prices{Input: 2_500_000, Cached: 250_000, Output: 15_000_000}},
+		{base, "gpt-5.4", 272_001, Prices{Input: 5_000_000, Cached: 500_000, Output: 22_500_000}},
+		{base, "gemini-2.5-pro", 200_001, Prices{Input: 2_500_000, Cached: 250_000, Output: 15_000_000}},
+		{base, "claude-sonnet-4-20250514", 250_000, Prices{Input: 6_000_000, Cached: 6_000_000, Output: 22_500_000}},
+		{base, "claude-sonnet-4-5", 250_000, Prices{Input: 6_000_000, Cached: 600_000, Output: 22_500_000}},
+		{base, "gpt-4o", 1_000_000, Prices{Input: 2_500_000, Cached: 1_250_000, Output: 10_000_000}},
+		{c, "gemini-2.5-pro", 500_000, Prices{Input: 1_000_000, Cached: 125_000, Output: 10_000_000}},
+	} {
+		m, ok := tt.cat.Lookup(tt.id)
+		if !ok {
+			t.Fatalf("no %s", tt.id)
+		}
+		if got := m.PricesFor(tt.prompt); got != tt.want {
+			t.Errorf("%s with %d prompt tokens: %+v, want %+v", tt.id, tt.prompt, got, tt.want)
+		}
+	}
+}

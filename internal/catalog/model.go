@@ -44,6 +44,9 @@ type Model struct {
 	// reads, Gemini's cached content); 0 when the catalogue has none.
 	// CachedPrice is what applies.
 	CachedInputPrice Price
+	// LongContext are the prices of a request with a long prompt, when
+	// the vendor charges more for one (for all of that request).
+	LongContext LongContext
 
 	ContextWindow   int // input tokens; 0 = unknown
 	MaxOutputTokens int // 0 = unknown
@@ -71,14 +74,43 @@ func (m *Model) OwnedBy() string {
 	return m.Provider
 }
 
+// LongContext holds a model's prices for a request whose prompt is over
+// Above tokens; Above is 0 when the model has no such prices.
+type LongContext struct {
+	Above            int
+	InputPrice       Price
+	OutputPrice      Price
+	CachedInputPrice Price // 0: InputPrice
+}
+
+// Prices are the prices that apply to one request: per prompt token, per
+// cached prompt token and per completion token.
+type Prices struct {
+	Input, Cached, Output Price
+}
+
 // CachedPrice returns the price of a cached prompt token: the model's
 // cache price, or its input price when it has none or a higher one (a
 // configured input price may be below the built-in cache price).
 func (m *Model) CachedPrice() Price {
-	if m.CachedInputPrice == 0 || m.CachedInputPrice > m.InputPrice {
-		return m.InputPrice
+	return cachedPrice(m.CachedInputPrice, m.InputPrice)
+}
+
+// PricesFor returns the prices of a request with promptTokens prompt
+// tokens: the long-context prices when the model has them and the prompt
+// is over their threshold, else the base prices.
+func (m *Model) PricesFor(promptTokens int64) Prices {
+	if lc := m.LongContext; lc.Above > 0 && promptTokens > int64(lc.Above) {
+		return Prices{Input: lc.InputPrice, Cached: cachedPrice(lc.CachedInputPrice, lc.InputPrice), Output: lc.OutputPrice}
 	}
-	return m.CachedInputPrice
+	return Prices{Input: m.InputPrice, Cached: m.CachedPrice(), Output: m.OutputPrice}
+}
+
+func cachedPrice(cached, input Price) Price {
+	if cached == 0 || cached > input {
+		return input
+	}
+	return cached
 }
 
 // Retired reports whether the model has a sunset date and now is on or

@@ -19,6 +19,7 @@ var header = []string{
 	"functions", "vision", "embedding_dimensions",
 	"created", "deprecated_on", "sunset_on", "replacement",
 	"cached_input_usd_per_mtok",
+	"long_context_above_tokens", "long_input_usd_per_mtok", "long_output_usd_per_mtok", "long_cached_input_usd_per_mtok",
 }
 
 // Column indexes into a record, in header order.
@@ -40,6 +41,10 @@ const (
 	colSunsetOn
 	colReplacement
 	colCachedInputPrice
+	colLongAbove
+	colLongInputPrice
+	colLongOutputPrice
+	colLongCachedPrice
 )
 
 // Allowed values of the family, provider and mode columns.
@@ -143,6 +148,12 @@ func parseRow(rec []string) (*Model, error) {
 		Replacement:     p.optionalID(colReplacement),
 
 		CachedInputPrice: p.price(colCachedInputPrice, false),
+		LongContext: LongContext{
+			Above:            p.count(colLongAbove),
+			InputPrice:       p.price(colLongInputPrice, false),
+			OutputPrice:      p.price(colLongOutputPrice, false),
+			CachedInputPrice: p.price(colLongCachedPrice, false),
+		},
 	}
 	p.check(m)
 	if p.err != nil {
@@ -183,6 +194,16 @@ func (p *rowParser) check(m *Model) {
 		p.fail(colCachedInputPrice, "above the input price")
 	case embedding && p.rec[colCachedInputPrice] != "":
 		p.fail(colCachedInputPrice, "must be empty for embedding models")
+	case embedding && m.LongContext.Above != 0:
+		p.fail(colLongAbove, "must be empty for embedding models")
+	case m.LongContext.Above == 0 && (p.rec[colLongInputPrice] != "" || p.rec[colLongOutputPrice] != "" || p.rec[colLongCachedPrice] != ""):
+		p.fail(colLongAbove, "required with long-context prices")
+	case m.LongContext.Above != 0 && p.rec[colLongInputPrice] == "":
+		p.fail(colLongInputPrice, "required with long_context_above_tokens")
+	case m.LongContext.Above != 0 && p.rec[colLongOutputPrice] == "":
+		p.fail(colLongOutputPrice, "required with long_context_above_tokens")
+	case m.LongContext.CachedInputPrice > m.LongContext.InputPrice:
+		p.fail(colLongCachedPrice, "above the long-context input price")
 	}
 }
 

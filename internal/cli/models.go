@@ -35,13 +35,21 @@ func runModels(ctx context.Context, env Env, args []string) error {
 		Input    string `json:"input_usd_per_mtok"`
 		Output   string `json:"output_usd_per_mtok"`
 		Cached   string `json:"cached_input_usd_per_mtok,omitempty"`
-		Sunset   string `json:"sunset_on,omitempty"`
+		// LongAbove is the prompt size above which the long-context prices
+		// apply to a whole request; 0 when the model has none.
+		LongAbove  int    `json:"long_context_above_tokens,omitempty"`
+		LongInput  string `json:"long_input_usd_per_mtok,omitempty"`
+		LongOutput string `json:"long_output_usd_per_mtok,omitempty"`
+		Sunset     string `json:"sunset_on,omitempty"`
 	}
 	var rows []row
 	for _, m := range routes.Catalog().All() {
 		r := row{ID: m.ID, Family: m.Family, Mode: string(m.Mode), Input: m.InputPrice.String(), Output: m.OutputPrice.String()}
 		if m.Mode != catalog.ModeEmbedding {
 			r.Cached = m.CachedPrice().String()
+		}
+		if lc := m.LongContext; lc.Above > 0 {
+			r.LongAbove, r.LongInput, r.LongOutput = lc.Above, lc.InputPrice.String(), lc.OutputPrice.String()
 		}
 		if !m.SunsetOn.IsZero() {
 			r.Sunset = m.SunsetOn.Format(time.DateOnly)
