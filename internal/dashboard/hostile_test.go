@@ -114,10 +114,17 @@ func TestFormsSurviveHostileInput(t *testing.T) {
 		check("GET login next "+short(v), anon.get("/dashboard/login?"+url.Values{"next": {v}}.Encode()))
 	}
 
-	// A field that is not text is named in the answer.
-	for _, v := range []string{"a\x00b", "\xff\xfe\xfd", "ci\x1b[31m"} {
+	// A field that the store cannot hold is named in the answer; a key
+	// name with a control character is refused beside the field.
+	for _, v := range []string{"a\x00b", "\xff\xfe\xfd"} {
 		r := owner.post("/dashboard/keys", url.Values{"name": {v}, "csrf": {token}})
-		if r.StatusCode != http.StatusBadRequest || !strings.Contains(r.Body, "The field &#34;name&#34; holds control characters") {
+		if r.StatusCode != http.StatusBadRequest || !strings.Contains(r.Body, "The field &#34;name&#34; holds bytes that are not UTF-8 text") {
+			t.Errorf("key name %q: status %d\n%s", v, r.StatusCode, r.Body)
+		}
+	}
+	for _, v := range []string{"ci\x1b[31m", "tab\tbed"} {
+		r := owner.post("/dashboard/keys", url.Values{"name": {v}, "csrf": {token}})
+		if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "Use printable text: no control characters") {
 			t.Errorf("key name %q: status %d\n%s", v, r.StatusCode, r.Body)
 		}
 	}

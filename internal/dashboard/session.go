@@ -72,10 +72,10 @@ func (d *Dashboard) auth(h authedHandler) http.Handler {
 }
 
 // parseForm reads a form body of at most maxFormBytes, whose every field
-// is text: UTF-8 without control characters, as a browser sends what is
-// typed into a form (the store could not hold the rest, and no page
-// shows it). It answers the request itself and returns false when the
-// form is not so.
+// is UTF-8 without NUL, as a browser sends what is typed into a form (the
+// store could not hold the rest). It answers the request itself and
+// returns false when the form is not so. What else a field may hold is
+// its own form's check, which names the field beside it.
 func (d *Dashboard) parseForm(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
@@ -84,14 +84,20 @@ func (d *Dashboard) parseForm(w http.ResponseWriter, r *http.Request) bool {
 	}
 	for name, vs := range r.Form {
 		for _, v := range vs {
-			if !isText(name) || !isText(v) {
+			if !storable(name) || !storable(v) {
 				d.renderError(w, r, http.StatusBadRequest, "Bad request",
-					fmt.Sprintf("The field %q holds control characters or bytes that are not UTF-8 text. Type it again and resend the form.", name))
+					fmt.Sprintf("The field %q holds bytes that are not UTF-8 text, or NUL. Type it again and resend the form.", name))
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// storable reports whether s is UTF-8 without NUL: text PostgreSQL can
+// hold.
+func storable(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
 // isText reports whether s is UTF-8 without control characters.
