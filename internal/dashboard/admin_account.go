@@ -28,6 +28,8 @@ type accountForm struct {
 	limitFields
 	Errors   map[string]string // by field
 	Defaults rateDefaults
+
+	PasswordError string // of the password form below it
 }
 
 func (d *Dashboard) adminAccount(w http.ResponseWriter, r *http.Request, s *session) {
@@ -96,6 +98,44 @@ func (d *Dashboard) updateAccount(w http.ResponseWriter, r *http.Request, s *ses
 // its owner is signed out; operators cannot disable their own account.
 func (d *Dashboard) disableAccount(w http.ResponseWriter, r *http.Request, s *session) {
 	d.setDisabled(w, r, s, true)
+}
+
+// resetPassword sets another account's password, typed or generated and
+// shown once, as `switchyard accounts update --password-stdin` does; the
+// owner is signed out everywhere. An operator's own password is changed
+// on the password page, which asks for the current one.
+func (d *Dashboard) resetPassword(w http.ResponseWriter, r *http.Request, s *session) {
+	a, err := d.store.AccountByID(r.Context(), r.PathValue("id"))
+	if err != nil {
+		d.accountError(w, r, err)
+		return
+	}
+	if a.ID == s.AccountID {
+		d.renderError(w, r, http.StatusConflict, "Use the password page",
+			"Change your own password on the password page, which asks for the current one.")
+		return
+	}
+	hash, generated, problem, err := d.formPassword(r)
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	if problem != "" {
+		f := accountForm{Models: strings.Join(a.Models, ", "), limitFields: limitFieldsOf(a.Limits), Defaults: d.accountDefaults(),
+			PasswordError: problem}
+		d.renderAccount(w, r, s, http.StatusUnprocessableEntity, a, f)
+		return
+	}
+	if err := d.store.SetPassword(r.Context(), a.ID, hash); err != nil {
+		d.accountError(w, r, err)
+		return
+	}
+	d.log.Info("password set from the dashboard", "account", a.ID, "by", s.AccountID)
+	if generated == "" {
+		http.Redirect(w, r, Prefix+"/admin/accounts/"+a.ID+"?msg=password-set", http.StatusSeeOther)
+		return
+	}
+	d.showPassword(w, r, s, "New password", a, generated)
 }
 
 func (d *Dashboard) enableAccount(w http.ResponseWriter, r *http.Request, s *session) {

@@ -71,16 +71,13 @@ func (d *Dashboard) createAccount(w http.ResponseWriter, r *http.Request, s *ses
 	if !validEmail(f.Email) {
 		f.Errors["email"] = "Enter an email address such as owner@example.com."
 	}
-	pw, generated := r.PostForm.Get("password"), false
-	if pw == "" {
-		pw, generated = rand.Text(), true
-	}
-	hash, err := d.hashPassword(r.Context(), pw)
-	if errors.Is(err, password.ErrTooShort) {
-		f.Errors["password"] = "Use at least 8 characters, or leave it empty to generate a password."
-	} else if err != nil {
+	hash, generated, problem, err := d.formPassword(r)
+	if err != nil {
 		d.serverError(w, r, err)
 		return
+	}
+	if problem != "" {
+		f.Errors["password"] = problem
 	}
 	if len(f.Errors) > 0 {
 		d.renderAccounts(w, r, s, http.StatusUnprocessableEntity, f)
@@ -97,11 +94,34 @@ func (d *Dashboard) createAccount(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	}
 	d.log.Info("account created from the dashboard", "account", a.ID, "operator", a.IsAdmin, "by", s.AccountID)
-	if !generated {
+	if generated == "" {
 		http.Redirect(w, r, Prefix+"/admin/accounts/"+a.ID+"?msg=account-created", http.StatusSeeOther)
 		return
 	}
+	d.showPassword(w, r, s, "Account created", a, generated)
+}
+
+// formPassword hashes the form's "password" field, or a generated
+// password when the field is empty, which it then returns too, to be
+// shown once. problem is what to say beside the field when the typed one
+// will not do.
+func (d *Dashboard) formPassword(r *http.Request) (hash, generated, problem string, err error) {
+	pw := r.PostForm.Get("password")
+	if pw == "" {
+		pw = rand.Text()
+		generated = pw
+	}
+	hash, err = d.hashPassword(r.Context(), pw)
+	if errors.Is(err, password.ErrTooShort) {
+		return "", "", "Use at least 8 characters, or leave it empty to generate a password.", nil
+	}
+	return hash, generated, "", err
+}
+
+// showPassword shows an account's generated password, the only time it
+// is shown; the page is never cached.
+func (d *Dashboard) showPassword(w http.ResponseWriter, r *http.Request, s *session, title string, a store.Account, pw string) {
 	w.Header().Set("Cache-Control", "no-store")
-	d.render(w, r, http.StatusOK, "admin_account_created", d.page(r, s, "admin-accounts", "Account created",
+	d.render(w, r, http.StatusOK, "admin_account_created", d.page(r, s, "admin-accounts", title,
 		accountCreatedPage{Account: a, Password: pw}))
 }

@@ -45,6 +45,7 @@ func TestOperatorPagesRefuseOwners(t *testing.T) {
 			{"POST", "/dashboard/admin/accounts/" + victim.ID},
 			{"POST", "/dashboard/admin/accounts/" + victim.ID + "/disable"},
 			{"POST", "/dashboard/admin/accounts/" + owner.ID + "/enable"},
+			{"POST", "/dashboard/admin/accounts/" + victim.ID + "/password"},
 		}
 		forms := url.Values{"email": {"new@example.com"}, "password": {"long enough password"}, "operator": {"on"},
 			"rpm": {"1"}, "models": {"nothing-at-all"}}
@@ -141,6 +142,64 @@ func TestOperatorCreatesAccounts(t *testing.T) {
 		if accts, _ := h.Store.ListAccounts(ctx); len(accts) != 3 {
 			t.Errorf("%d accounts, want 3", len(accts))
 		}
+	})
+}
+
+// TestOperatorSetsPassword sets another account's password, typed and
+// generated (shown once); each signs the owner out everywhere; a short one
+// is refused beside the field; the operator's own goes through the
+// password page.
+func TestOperatorSetsPassword(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		h := newHarness(t, b, nil)
+		op := h.operator(t, "ops@example.com")
+		owner := h.account(t, "owner@example.com")
+		br := h.browser(t)
+		br.signIn(op)
+		ownerBrowser := h.browser(t)
+		ownerBrowser.signIn(owner)
+		page := "/dashboard/admin/accounts/" + owner.ID
+		action := page + "/password"
+
+		const typed = "a typed password"
+		wantRedirect(t, "typed", br.submit(page, action, url.Values{"password": {typed}}), page+"?msg=password-set")
+		if hash, _ := h.Store.PasswordHash(ctx, owner.Email); !password.Check(typed, hash) {
+			t.Error("the typed password does not sign in")
+		}
+		wantRedirect(t, "the owner's session after the reset", ownerBrowser.get("/dashboard"), "/dashboard/login?next=%2Fdashboard")
+		if !strings.Contains(br.get(page+"?msg=password-set").Body, "Its owner was signed out everywhere") {
+			t.Error("no message after the reset")
+		}
+
+		r := br.submit(page, action, url.Values{"password": {""}})
+		wantStatus(t, "generated", r, http.StatusOK)
+		if r.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("the generated password's page has Cache-Control %q", r.Header.Get("Cache-Control"))
+		}
+		generated := regexpValue(t, r.Body, `id="new-password" value="([^"]+)"`)
+		if hash, _ := h.Store.PasswordHash(ctx, owner.Email); !password.Check(generated, hash) || len(generated) < 20 {
+			t.Errorf("generated password %q does not sign in", generated)
+		}
+		if again := br.get(page); strings.Contains(again.Body, generated) {
+			t.Error("the generated password is shown again")
+		}
+
+		r = br.submit(page, action, url.Values{"password": {"short"}})
+		wantStatus(t, "short", r, http.StatusUnprocessableEntity)
+		if !strings.Contains(r.Body, `id="password-error"`) {
+			t.Errorf("no error beside the password field:\n%s", r.Body)
+		}
+		if hash, _ := h.Store.PasswordHash(ctx, owner.Email); !password.Check(generated, hash) {
+			t.Error("a refused password changed the account's")
+		}
+
+		self := "/dashboard/admin/accounts/" + op.ID
+		if strings.Contains(br.get(self).Body, self+"/password") {
+			t.Error("the operator's own account page offers to set its password")
+		}
+		wantStatus(t, "own password", br.submit(self, self+"/password", url.Values{"password": {"another long one"}}), http.StatusConflict)
+		wantStatus(t, "no such account", br.submit(page, "/dashboard/admin/accounts/acct_nope/password", url.Values{"password": {"long enough"}}), http.StatusNotFound)
 	})
 }
 

@@ -54,6 +54,7 @@ func TestFormsSurviveHostileInput(t *testing.T) {
 		{owner, "/dashboard/keys/new", "/dashboard/password", []string{"current", "new", "confirm"}, hostileText, true},
 		{op, "/dashboard/keys/new", "/dashboard/admin/accounts", []string{"email", "password", "operator"}, hostileText, true},
 		{op, "/dashboard/keys/new", "/dashboard/admin/accounts/" + f.other.ID, []string{"rpm", "tpm", "budget", "models"}, hostileValues, false},
+		{op, "/dashboard/keys/new", "/dashboard/admin/accounts/" + f.other.ID + "/password", []string{"password"}, hostileText, true},
 	}
 	check := func(what string, r response) {
 		t.Helper()

@@ -35,6 +35,7 @@ var flashes = map[string]string{
 	"account-saved":    "The account's limits and models were saved. Every server applies them within moments.",
 	"account-disabled": "The account was disabled: its keys are refused and its owner is signed out.",
 	"account-enabled":  "The account was enabled again: its active keys work and its owner can sign in.",
+	"password-set":     "The account's password was set. Its owner was signed out everywhere.",
 }
 
 func flash(r *http.Request) string { return flashes[r.URL.Query().Get("msg")] }
