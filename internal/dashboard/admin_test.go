@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/switchyard-gw/switchyard/internal/app"
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/dashboard"
@@ -37,7 +39,10 @@ func TestOperatorPagesRefuseOwners(t *testing.T) {
 		ctx := context.Background()
 		h := newHarness(t, b, nil)
 		owner, victim := h.account(t, "owner@example.com"), h.account(t, "victim@example.com")
+		victimKey := h.key(t, victim.ID, "victim's key")
 		routes := []struct{ method, path string }{
+			{"GET", "/dashboard/admin/accounts/" + victim.ID + "/keys/" + victimKey.ID + "/revoke"},
+			{"POST", "/dashboard/admin/accounts/" + victim.ID + "/keys/" + victimKey.ID + "/revoke"},
 			{"GET", "/dashboard/admin/accounts"},
 			{"GET", "/dashboard/admin/accounts/" + victim.ID},
 			{"GET", "/dashboard/admin/providers"},
@@ -70,6 +75,9 @@ func TestOperatorPagesRefuseOwners(t *testing.T) {
 		}
 		if accts, _ := h.Store.ListAccounts(ctx); len(accts) != 2 {
 			t.Errorf("%d accounts, want the 2 there were", len(accts))
+		}
+		if got := h.Revoker.revoked(); len(got) != 0 {
+			t.Errorf("an owner revoked %v", got)
 		}
 		if v, _ := h.Store.AccountByID(ctx, victim.ID); v.Disabled || v.Limits != (store.Limits{}) || len(v.Models) != 0 {
 			t.Errorf("the other account was changed: %+v", v)
@@ -141,6 +149,48 @@ func TestOperatorCreatesAccounts(t *testing.T) {
 		}
 		if accts, _ := h.Store.ListAccounts(ctx); len(accts) != 3 {
 			t.Errorf("%d accounts, want 3", len(accts))
+		}
+	})
+}
+
+// TestOperatorRevokesKey revokes a key of another account from that
+// account's page, through a confirmation; a key ID under the wrong
+// account is 404, and a revoked key goes back with a message.
+func TestOperatorRevokesKey(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		h := newHarness(t, b, nil)
+		op := h.operator(t, "ops@example.com")
+		owner, other := h.account(t, "owner@example.com"), h.account(t, "other@example.com")
+		leaked, kept := h.key(t, owner.ID, "leaked key"), h.key(t, owner.ID, "kept key")
+		br := h.browser(t)
+		br.signIn(op)
+		page := "/dashboard/admin/accounts/" + owner.ID
+		confirm := page + "/keys/" + leaked.ID + "/revoke"
+
+		if p := br.get(page); !strings.Contains(p.Body, `href="`+confirm+`"`) || !strings.Contains(p.Body, "Revoke<span class=\"vh\"> leaked key</span>") {
+			t.Errorf("the account page has no Revoke link for the key:\n%s", p.Body)
+		}
+		c := br.get(confirm)
+		wantStatus(t, "confirmation", c, http.StatusOK)
+		if !strings.Contains(c.Body, "is permanent") || !strings.Contains(c.Body, `action="`+confirm+`"`) || !strings.Contains(c.Body, `<a href="`+page+`">Keep it</a>`) {
+			t.Errorf("confirmation page:\n%s", c.Body)
+		}
+		wantRedirect(t, "revoke", br.submit(confirm, confirm, nil), page+"?msg=key-revoked")
+		if got := h.Revoker.revoked(); !cmp.Equal(got, []string{leaked.ID}) {
+			t.Errorf("revoked %v, want only %s", got, leaked.ID)
+		}
+		if k, _ := h.Store.KeyByID(ctx, kept.ID); k.Status != store.KeyActive {
+			t.Error("the other key was revoked too")
+		}
+		wantRedirect(t, "confirm a revoked key", br.get(confirm), page+"?msg=already-revoked")
+		wantRedirect(t, "revoke a revoked key", br.submit(page, confirm, nil), page+"?msg=already-revoked")
+
+		wrong := "/dashboard/admin/accounts/" + other.ID + "/keys/" + kept.ID + "/revoke"
+		wantStatus(t, "a key under the wrong account", br.get(wrong), http.StatusNotFound)
+		wantStatus(t, "revoke under the wrong account", br.submit(page, wrong, nil), http.StatusNotFound)
+		if k, _ := h.Store.KeyByID(ctx, kept.ID); k.Status != store.KeyActive {
+			t.Error("a key was revoked under another account's URL")
 		}
 	})
 }

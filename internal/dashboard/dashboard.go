@@ -203,6 +203,8 @@ func (d *Dashboard) routes() http.Handler {
 	handle("POST "+Prefix+"/admin/accounts/{id}/disable", d.operator(d.disableAccount))
 	handle("POST "+Prefix+"/admin/accounts/{id}/enable", d.operator(d.enableAccount))
 	handle("POST "+Prefix+"/admin/accounts/{id}/password", d.operator(d.resetPassword))
+	handle("GET "+Prefix+"/admin/accounts/{id}/keys/{key}/revoke", d.operator(d.adminRevokeForm))
+	handle("POST "+Prefix+"/admin/accounts/{id}/keys/{key}/revoke", d.operator(d.adminRevokeKey))
 	handle("GET "+Prefix+"/admin/providers", d.operator(d.adminProviders))
 	handle(Prefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.notFound(w, r) }))
 

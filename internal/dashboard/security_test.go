@@ -82,6 +82,7 @@ func TestPages(t *testing.T) {
 		{op, "/dashboard/admin/accounts/" + f.owner.ID, nil},
 		{op, "/dashboard/admin/accounts/" + f.owner.ID, url.Values{"rpm": {"x"}}},
 		{op, "/dashboard/admin/accounts/" + f.owner.ID + "/password", url.Values{"password": {"x"}}},
+		{op, "/dashboard/admin/accounts/" + f.owner.ID + "/keys/" + f.bot.ID + "/revoke", nil},
 		{op, "/dashboard/admin/providers", nil},
 	}
 	for _, p := range pages {
