@@ -38,8 +38,13 @@ func (d *Dashboard) adminAccount(w http.ResponseWriter, r *http.Request, s *sess
 		d.accountError(w, r, err)
 		return
 	}
-	f := accountForm{Models: strings.Join(a.Models, ", "), limitFields: limitFieldsOf(a.Limits), Defaults: d.accountDefaults()}
-	d.renderAccount(w, r, s, http.StatusOK, a, f)
+	d.renderAccount(w, r, s, http.StatusOK, a, d.savedAccountForm(a))
+}
+
+// savedAccountForm is the limits form filled with the account's saved
+// values.
+func (d *Dashboard) savedAccountForm(a store.Account) accountForm {
+	return accountForm{Models: strings.Join(a.Models, ", "), limitFields: limitFieldsOf(a.Limits), Defaults: d.accountDefaults()}
 }
 
 // renderAccount renders an account's page with its form as given.
@@ -121,8 +126,8 @@ func (d *Dashboard) resetPassword(w http.ResponseWriter, r *http.Request, s *ses
 		return
 	}
 	if problem != "" {
-		f := accountForm{Models: strings.Join(a.Models, ", "), limitFields: limitFieldsOf(a.Limits), Defaults: d.accountDefaults(),
-			PasswordError: problem}
+		f := d.savedAccountForm(a)
+		f.PasswordError = problem
 		d.renderAccount(w, r, s, http.StatusUnprocessableEntity, a, f)
 		return
 	}

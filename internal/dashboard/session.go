@@ -84,7 +84,7 @@ func (d *Dashboard) parseForm(w http.ResponseWriter, r *http.Request) bool {
 	}
 	for name, vs := range r.Form {
 		for _, v := range vs {
-			if !storable(name) || !storable(v) {
+			if !store.Storable(name) || !store.Storable(v) {
 				d.renderError(w, r, http.StatusBadRequest, "Bad request",
 					fmt.Sprintf("The field %q holds bytes that are not UTF-8 text, or NUL. Type it again and resend the form.", name))
 				return false
@@ -92,12 +92,6 @@ func (d *Dashboard) parseForm(w http.ResponseWriter, r *http.Request) bool {
 		}
 	}
 	return true
-}
-
-// storable reports whether s is UTF-8 without NUL: text PostgreSQL can
-// hold.
-func storable(s string) bool {
-	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
 // isText reports whether s is UTF-8 without control characters.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
@@ -79,7 +80,7 @@ type Sink interface {
 func (r *Record) Price() usd.Amount {
 	cached := min(max(r.CachedTokens, 0), r.PromptTokens)
 	cost := usd.Cost(r.PromptTokens-cached, r.InputPrice) + usd.Cost(cached, r.CachedPrice)
-	if r.Endpoint != "embeddings" {
+	if r.Endpoint != provider.EndpointEmbedding.String() {
 		cost += usd.Cost(r.CompletionTokens, r.OutputPrice)
 	}
 	return cost

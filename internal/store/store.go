@@ -189,20 +189,25 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	return nil
 }
 
-// newID returns a random identifier such as "key_4hx3n7q2w9rkdm5b".
-// unstorable reports whether s is text that no row can hold: bytes that
-// are not UTF-8, or NUL, which PostgreSQL refuses with an error rather
-// than finding nothing. Lookups by such an ID or email answer ErrNotFound
-// without asking the database, as on SQLite.
+// Storable reports whether s is text a row can hold on every backend:
+// UTF-8 without NUL. PostgreSQL refuses the rest with an error.
+func Storable(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// unstorable reports whether any of s is not Storable. Lookups by such an
+// ID or email answer ErrNotFound without asking the database, as on
+// SQLite, rather than PostgreSQL's error.
 func unstorable(s ...string) bool {
 	for _, v := range s {
-		if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+		if !Storable(v) {
 			return true
 		}
 	}
 	return false
 }
 
+// newID returns a random identifier such as "key_4hx3n7q2w9rkdm5b".
 func newID(prefix string) string {
 	return prefix + strings.ToLower(rand.Text()[:16])
 }

@@ -172,8 +172,9 @@ func (a *answer) splitCalls() [][]step {
 	return append(out, last)
 }
 
-// stream writes the answer as :streamGenerateContent?alt=sse events.
-// midError stops after two events with an error object.
+// stream writes the answer as :streamGenerateContent?alt=sse events. The
+// triggers midstream-error and midstream-bare-error stop it after two
+// events with an error object, as a data event or a bare block.
 func (c *call) stream(a *answer, trigger string) {
 	h := c.w.Header()
 	h.Set("Content-Type", "text/event-stream")
