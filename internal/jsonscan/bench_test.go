@@ -78,3 +78,22 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckManyKeys is the hostile case: one object of a million
+// keys (32 MiB), all distinct.
+func BenchmarkCheckManyKeys(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i := range 1_000_000 {
+		fmt.Fprintf(&sb, `"key-%07d":"%015d",`, i, i)
+	}
+	sb.WriteString(`"end":0}`)
+	body := []byte(sb.String())
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Check(body, Options{FoldTopLevel: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

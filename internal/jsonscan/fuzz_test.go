@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 )
@@ -26,6 +27,12 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, fold bool) {
 		err := Check(data, Options{FoldTopLevel: fold})
+		// The same with every object past its first key in the hash set.
+		s := NewScanner(Options{FoldTopLevel: fold})
+		s.small = 1
+		if err2 := s.Check(data); fmt.Sprint(err2) != fmt.Sprint(err) {
+			t.Fatalf("with the hash set from the second key: %v, without: %v", err2, err)
+		}
 		var syn *SyntaxError
 		var dup *DuplicateKeyError
 		valid := json.Valid(data)

@@ -8,11 +8,11 @@ import (
 	"unicode/utf8"
 )
 
-// smallObject is how many keys an object compares one by one; past it,
-// the object's keys go into a hash set.
+// smallObject is how many keys an object keeps and compares one by one;
+// past it, the object's keys go into a hash set.
 const smallObject = 16
 
-// key is one key of an open object.
+// key is one of the first smallObject keys of an open object.
 type key struct {
 	raw      int32 // offset of its opening quote in data
 	off, end int32 // its compared form: data[off:end], or arena[off:end]
@@ -29,63 +29,83 @@ func (s *Scanner) bytes(k key) []byte {
 // addKey records the key just read (its opening quote at raw) in the
 // innermost object, or reports it as a duplicate.
 func (s *Scanner) addKey(raw int, escaped bool) error {
-	k := s.compared(raw, escaped)
 	f := &s.frames[len(s.frames)-1]
-	if i := s.find(f, s.bytes(k)); i >= 0 {
-		return s.duplicate(s.keys[i], k)
-	}
-	s.keys = append(s.keys, k)
-	return nil
-}
-
-// compared returns the key just read in the form it is compared in: its
-// bytes when they are already its decoded form, otherwise its decoded
-// (and, at the top level with FoldTopLevel, folded) form in the arena.
-func (s *Scanner) compared(raw int, escaped bool) key {
-	start, end := raw+1, s.pos-1
-	content := s.data[start:end]
+	f.cur = int32(raw)
 	top := s.fold && len(s.frames) == 1
-	if !escaped && !top && isUTF8(content) {
-		return key{raw: int32(raw), off: int32(start), end: int32(end)}
-	}
-	off := len(s.arena)
-	if escaped || !isUTF8(content) {
-		s.arena = appendDecoded(s.arena, content)
-		content = s.arena[off:]
-	}
-	if top {
-		mid := len(s.arena)
-		s.arena = appendFolded(s.arena, content)
-		s.arena = s.arena[:off+copy(s.arena[off:], s.arena[mid:])]
-	}
-	return key{raw: int32(raw), off: int32(off), end: int32(len(s.arena)), inArena: true}
-}
-
-// find returns the index in s.keys of the key of f equal to b, or -1,
-// adding b to f's hash set once f has one.
-func (s *Scanner) find(f *frame, b []byte) int {
-	if f.seen == nil {
-		if len(s.keys)-f.first < smallObject {
-			return s.scan(f.first, b)
+	if f.seen == nil && len(s.keys)-f.first < s.small {
+		k := key{raw: int32(raw), off: int32(raw + 1), end: int32(s.pos - 1)}
+		if out, built := s.form(s.arena, raw+1, s.pos-1, escaped, top); built {
+			k.off, k.end, k.inArena = int32(len(s.arena)), int32(len(out)), true
+			s.arena = out
 		}
+		if i := s.scan(f.first, s.bytes(k)); i >= 0 {
+			return s.duplicate(s.keys[i].raw, k.raw)
+		}
+		s.keys = append(s.keys, k)
+		return nil
+	}
+	if f.seen == nil {
 		f.seen = make(map[uint64]struct{}, 4*smallObject)
 		for _, k := range s.keys[f.first:] {
 			f.seen[s.hashes.sum(s.bytes(k))] = struct{}{}
 		}
 	}
+	b := s.formAt(&s.buf, int32(raw), top)
 	h := s.hashes.sum(b)
 	if _, ok := f.seen[h]; ok {
 		// Equal hashes: a duplicate, or (rarely, and not on purpose:
 		// the seed is random) a collision.
-		if i := s.scan(f.first, b); i >= 0 {
-			return i
+		if first, found := s.match(f, b, top); found {
+			return s.duplicate(first, int32(raw))
 		}
 	}
 	f.seen[h] = struct{}{}
-	return -1
+	f.more = append(f.more, int32(raw))
+	return nil
 }
 
-// scan compares b with the keys from s.keys[from] on.
+// form returns the compared form of the key whose content (between the
+// quotes) is data[start:end]: those bytes when they already are its
+// decoded form (built false), else dst with its decoded form, folded when
+// top, appended (built true).
+func (s *Scanner) form(dst []byte, start, end int, escaped, top bool) (out []byte, built bool) {
+	content := s.data[start:end]
+	if !escaped && isUTF8(content) && (!top || isFolded(content)) {
+		return content, false
+	}
+	off := len(dst)
+	if escaped || !isUTF8(content) {
+		dst = appendDecoded(dst, content)
+		content = dst[off:]
+	}
+	if top {
+		mid := len(dst)
+		dst = appendFolded(dst, content)
+		dst = dst[:off+copy(dst[off:], dst[mid:])]
+	}
+	return dst, true
+}
+
+// formAt returns the compared form of the key whose opening quote is at
+// raw, built in *buf when it must be.
+func (s *Scanner) formAt(buf *[]byte, raw int32, top bool) []byte {
+	start := int(raw) + 1
+	end, escaped := start, false
+	for s.data[end] != '"' {
+		if s.data[end] == '\\' {
+			end++
+			escaped = true
+		}
+		end++
+	}
+	out, built := s.form((*buf)[:0], start, end, escaped, top)
+	if built {
+		*buf = out
+	}
+	return out
+}
+
+// scan returns the index of the key from s.keys[from] on equal to b, or -1.
 func (s *Scanner) scan(from int, b []byte) int {
 	for i := from; i < len(s.keys); i++ {
 		if string(s.bytes(s.keys[i])) == string(b) {
@@ -93,6 +113,19 @@ func (s *Scanner) scan(from int, b []byte) int {
 		}
 	}
 	return -1
+}
+
+// match finds the key of f, a large object, equal to b.
+func (s *Scanner) match(f *frame, b []byte, top bool) (raw int32, found bool) {
+	if i := s.scan(f.first, b); i >= 0 {
+		return s.keys[i].raw, true
+	}
+	for _, r := range f.more {
+		if string(s.formAt(&s.cmp, r, top)) == string(b) {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // hasher hashes keys with a seed made on first use.
@@ -108,40 +141,28 @@ func (h *hasher) sum(b []byte) uint64 {
 	return maphash.Bytes(h.seed, b)
 }
 
-// duplicate builds the error for second, a repeat of first in the
-// innermost object.
-func (s *Scanner) duplicate(first, second key) error {
+// duplicate builds the error for the key at second, a repeat of the one
+// at first in the innermost object.
+func (s *Scanner) duplicate(first, second int32) error {
 	var p []byte
-	for i, f := range s.frames {
+	for _, f := range s.frames {
 		if !f.object {
 			p = append(p, '[')
 			p = strconv.AppendInt(p, int64(f.n), 10)
 			p = append(p, ']')
 			continue
 		}
-		k := second
-		if i+1 < len(s.frames) {
-			k = s.keys[s.frames[i+1].first-1] // the member being read
-		}
 		if len(p) > 0 {
 			p = append(p, '.')
 		}
-		p = append(p, s.written(k)...)
+		p = append(p, s.written(f.cur)...)
 	}
-	return &DuplicateKeyError{Path: string(p), Key: s.written(second), First: s.written(first), Offset: int64(second.raw)}
+	return &DuplicateKeyError{Path: string(p), Key: s.written(second), First: s.written(first), Offset: int64(second)}
 }
 
-// written returns k as written, decoded.
-func (s *Scanner) written(k key) string {
-	start := int(k.raw) + 1
-	end := start
-	for s.data[end] != '"' {
-		if s.data[end] == '\\' {
-			end++
-		}
-		end++
-	}
-	return string(appendDecoded(nil, s.data[start:end]))
+// written returns the key at raw as written, decoded.
+func (s *Scanner) written(raw int32) string {
+	return string(s.formAt(new([]byte), raw, false))
 }
 
 func isUTF8(b []byte) bool {
@@ -213,22 +234,50 @@ func hex4(b []byte) rune {
 	return hexVal(b[0])<<12 | hexVal(b[1])<<8 | hexVal(b[2])<<4 | hexVal(b[3])
 }
 
-// appendFolded appends the valid UTF-8 src folded as encoding/json folds
-// names to match struct fields: ASCII letters to upper case, other runes
-// to the upper case of their lower case.
+// appendFolded appends the valid UTF-8 src folded so that two names fold
+// to the same bytes exactly when encoding/json matches them to the same
+// struct field, that is when bytes.EqualFold holds: each rune becomes the
+// smallest of its case-folding orbit, an ASCII capital then its small
+// letter ("ſ" and "S" become "s", the Kelvin sign "k").
 func appendFolded(dst, src []byte) []byte {
 	for i := 0; i < len(src); {
 		if c := src[i]; c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
 			}
 			dst = append(dst, c)
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRune(src[i:])
-		dst = utf8.AppendRune(dst, unicode.ToUpper(unicode.ToLower(r)))
+		dst = utf8.AppendRune(dst, foldRune(r))
 		i += n
 	}
 	return dst
+}
+
+func foldRune(r rune) rune {
+	for {
+		next := unicode.SimpleFold(r)
+		if next <= r {
+			r = next
+			break
+		}
+		r = next
+	}
+	if 'A' <= r && r <= 'Z' {
+		r += 'a' - 'A'
+	}
+	return r
+}
+
+// isFolded reports whether b is ASCII without upper-case letters, and so
+// its own folded form.
+func isFolded(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }

@@ -72,11 +72,14 @@ func Check(data []byte, opt Options) error { return NewScanner(opt).Check(data) 
 // next (up to a bound). It is not safe for concurrent use.
 type Scanner struct {
 	fold   bool
+	small  int // smallObject; less in tests, to reach the hash set
 	data   []byte
 	pos    int
 	frames []frame // open arrays and objects, innermost last
 	keys   []key   // keys of the open objects, innermost object's last
 	arena  []byte  // decoded or folded keys that differ from their bytes
+	buf    []byte  // scratch: the compared form of a key not kept
+	cmp    []byte  // scratch: the compared form of an earlier key
 	hashes hasher
 	// dup is the first duplicate found. It is returned only when the
 	// whole text is valid, and stops the comparing of keys.
@@ -85,7 +88,7 @@ type Scanner struct {
 
 // NewScanner returns a Scanner that checks with opt.
 func NewScanner(opt Options) *Scanner {
-	return &Scanner{fold: opt.FoldTopLevel, frames: make([]frame, 0, 16), keys: make([]key, 0, 64), arena: make([]byte, 0, 256)}
+	return &Scanner{fold: opt.FoldTopLevel, small: smallObject, frames: make([]frame, 0, 16), keys: make([]key, 0, 64), arena: make([]byte, 0, 256)}
 }
 
 // Buffers larger than these are not kept after a Check.
@@ -104,11 +107,13 @@ func (s *Scanner) Check(data []byte) error {
 	s.data, s.pos, s.dup = data, 0, nil
 	err := s.run()
 	for i := range s.frames {
-		s.frames[i].seen = nil
+		s.frames[i].seen, s.frames[i].more = nil, nil
 	}
 	s.data, s.frames, s.keys, s.arena = nil, s.frames[:0], s.keys[:0], s.arena[:0]
-	if cap(s.frames) > keepFrames || cap(s.keys) > keepKeys || cap(s.arena) > keepArena {
+	if cap(s.frames) > keepFrames || cap(s.keys) > keepKeys || cap(s.arena) > keepArena || cap(s.buf)+cap(s.cmp) > keepArena {
+		small := s.small
 		*s = *NewScanner(Options{FoldTopLevel: s.fold})
+		s.small = small
 	}
 	return err
 }
@@ -116,12 +121,15 @@ func (s *Scanner) Check(data []byte) error {
 // frame is one open array or object.
 type frame struct {
 	object bool
-	n      int // arrays: index of the current element
-	first  int // objects: index in keys of the object's first key
-	arena  int // objects: len(arena) when the object opened
-	// seen holds the hashes of the object's keys once it has more than
-	// smallObject of them.
+	n      int   // arrays: index of the current element
+	cur    int32 // objects: offset of the current member's key
+	first  int   // objects: index in keys of the object's first key
+	arena  int   // objects: len(arena) when the object opened
+	// Past smallObject keys, an object keeps the hashes of its keys in
+	// seen and the offsets of the keys after the first smallObject in
+	// more (their compared forms are made again to confirm a match).
 	seen map[uint64]struct{}
+	more []int32
 }
 
 func (s *Scanner) run() error {
@@ -222,7 +230,7 @@ func (s *Scanner) pop() {
 	if f.object {
 		s.keys = s.keys[:f.first]
 		s.arena = s.arena[:f.arena]
-		f.seen = nil
+		f.seen, f.more = nil, nil
 	}
 	s.frames = s.frames[:len(s.frames)-1]
 }

@@ -1,11 +1,14 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestCheck(t *testing.T) {
@@ -30,6 +33,7 @@ func TestCheck(t *testing.T) {
 		{"case differs, fold", `{"model":"a","Model":"b"}`, true, "Model"},
 		{"long s folds to s", `{"stream":false,"ſtream":true}`, true, "ſtream"},
 		{"kelvin folds to k", `{"max_tokens":1,"max_to\u212Aens":2}`, true, "max_to\u212Aens"},
+		{"dotted capital I is not i", `{"id":1,"İd":2,"ıd":3}`, true, ""},
 		{"fold only at the top", `{"messages":[{"Content":"a","content":"b"}]}`, true, ""},
 		{"nested", `{"messages":[{"role":"user","content":"a","content":"b"}]}`, true, "messages[0].content"},
 		{"second element", `{"tools":[{"function":{"name":"a"}},{"function":{"name":"a","name":"b"}}]}`, false, "tools[1].function.name"},
@@ -47,21 +51,31 @@ func TestCheck(t *testing.T) {
 		{"big nested object", `{"a":` + bigObject(200, `"k199"`) + `}`, false, "a.k199"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := Check([]byte(tt.in), Options{FoldTopLevel: tt.fold})
-			var dup *DuplicateKeyError
-			switch {
-			case tt.path == "" && err != nil:
-				t.Fatalf("got %v, want nil", err)
-			case tt.path == "":
-			case !errors.As(err, &dup):
-				t.Fatalf("got %v, want a duplicate at %q", err, tt.path)
-			case dup.Path != tt.path:
-				t.Errorf("path %q, want %q", dup.Path, tt.path)
-			case !strings.HasPrefix(tt.in[dup.Offset:], `"`):
-				t.Errorf("offset %d is not at a key", dup.Offset)
-			}
-		})
+		for _, small := range []int{smallObject, 1} { // 1: every object past its first key in the hash set
+			t.Run(fmt.Sprintf("%s/small=%d", tt.name, small), func(t *testing.T) {
+				s := NewScanner(Options{FoldTopLevel: tt.fold})
+				s.small = small
+				checkDuplicate(t, tt.in, s.Check([]byte(tt.in)), tt.path)
+			})
+		}
+	}
+}
+
+// checkDuplicate fails unless err is a duplicate at path in in (nil when
+// path is "").
+func checkDuplicate(t *testing.T, in string, err error, path string) {
+	t.Helper()
+	var dup *DuplicateKeyError
+	switch {
+	case path == "" && err != nil:
+		t.Fatalf("got %v, want nil", err)
+	case path == "":
+	case !errors.As(err, &dup):
+		t.Fatalf("got %v, want a duplicate at %q", err, path)
+	case dup.Path != path:
+		t.Errorf("path %q, want %q", dup.Path, path)
+	case !strings.HasPrefix(in[dup.Offset:], `"`):
+		t.Errorf("offset %d is not at a key", dup.Offset)
 	}
 }
 
@@ -157,5 +171,30 @@ func TestManyKeys(t *testing.T) {
 	}
 	if err := Check(in[:len(in)-len(`"key-0000000":0}`)-1], Options{}); err == nil {
 		t.Fatal("a truncated object passed")
+	}
+}
+
+// TestFoldEveryRune: two runes fold to the same rune exactly when
+// bytes.EqualFold (encoding/json's test for a struct field's name) holds.
+func TestFoldEveryRune(t *testing.T) {
+	classes := map[rune]rune{} // folded form → a rune of that form
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if utf8.ValidRune(r) {
+			f := foldRune(r)
+			if r < utf8.RuneSelf {
+				f = rune(appendFolded(nil, []byte{byte(r)})[0])
+			}
+			if first, ok := classes[f]; ok && !bytes.EqualFold([]byte(string(first)), []byte(string(r))) {
+				t.Fatalf("%q and %q fold alike, but bytes.EqualFold tells them apart", first, r)
+			}
+			classes[f] = r
+		}
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		for o := unicode.SimpleFold(r); o != r; o = unicode.SimpleFold(o) {
+			if a, b := string(appendFolded(nil, []byte(string(r)))), string(appendFolded(nil, []byte(string(o)))); a != b {
+				t.Fatalf("%q and %q are equal under bytes.EqualFold, but fold to %q and %q", r, o, a, b)
+			}
+		}
 	}
 }
