@@ -88,7 +88,8 @@ type Scanner struct {
 
 // NewScanner returns a Scanner that checks with opt.
 func NewScanner(opt Options) *Scanner {
-	return &Scanner{fold: opt.FoldTopLevel, small: smallObject, frames: make([]frame, 0, 16), keys: make([]key, 0, 64), arena: make([]byte, 0, 256)}
+	return &Scanner{fold: opt.FoldTopLevel, small: smallObject,
+		frames: make([]frame, 0, 16), keys: make([]key, 0, 64), arena: make([]byte, 0, 256)}
 }
 
 // Buffers larger than these are not kept after a Check.
