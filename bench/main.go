@@ -7,6 +7,11 @@
 // latency each proxy adds over direct, and the proxies' peak RSS.
 //
 //	go run ./bench [-duration 5s] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
+//	               [-prompt-bytes 0] [-base DIR]
+//
+// -base DIR adds Switchyard built from another source tree (an earlier
+// commit, say) as the target "switchyard, base", to compare a change with
+// the code before it in one run.
 package main
 
 import (
@@ -44,8 +49,12 @@ func main() {
 	latency := flag.Duration("latency", 0, "upstream delay before the response headers")
 	tokenDelay := flag.Duration("token-delay", 0, "upstream delay between streamed chunks")
 	words := flag.Int("words", 12, "words per answer")
+	promptBytes := flag.Int("prompt-bytes", 0, "bytes of text added to the user message (in units of 32)")
+	base := flag.String("base", "", "also run Switchyard built from this source tree, as \"switchyard, base\"")
 	flag.Parse()
-	if err := run(*duration, *concList, *latency, *tokenDelay, *words); err != nil {
+	o := options{duration: *duration, concList: *concList, latency: *latency, tokenDelay: *tokenDelay,
+		words: *words, promptBytes: *promptBytes, base: *base}
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -60,7 +69,15 @@ type target struct {
 	pid   int // process to read peak RSS from, 0 for none
 }
 
-func run(duration time.Duration, concList string, latency, tokenDelay time.Duration, words int) error {
+// options are the command's flags.
+type options struct {
+	duration, latency, tokenDelay time.Duration
+	concList, base                string
+	words, promptBytes            int
+}
+
+func run(o options) error {
+	duration, concList, latency, tokenDelay, words := o.duration, o.concList, o.latency, o.tokenDelay, o.words
 	var concs []int
 	for _, s := range strings.Split(concList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -96,21 +113,25 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 	// no rate limits configured), and with rate limits on every key and
 	// account, high enough never to refuse, so that the checks run on
 	// every request.
-	for _, v := range []struct{ name, config string }{
-		{"switchyard, metering off", "metering:\n  enabled: false\n"},
-		{"switchyard", ""},
-		{"switchyard, rate limits on", "limits:\n  key_rpm: 1000000000\n  key_tpm: 1000000000\n" +
+	variants := []struct{ name, src, config string }{
+		{"switchyard, metering off", ".", "metering:\n  enabled: false\n"},
+		{"switchyard", ".", ""},
+		{"switchyard, rate limits on", ".", "limits:\n  key_rpm: 1000000000\n  key_tpm: 1000000000\n" +
 			"  account_rpm: 1000000000\n  account_tpm: 1000000000\n"},
-	} {
-		cmd, url, key, err := startSwitchyard(dir, fmt.Sprintf("gw%d", len(targets)), up.URL, v.config)
+	}
+	if o.base != "" {
+		variants = append(variants, struct{ name, src, config string }{"switchyard, base", o.base, ""})
+	}
+	for _, v := range variants {
+		cmd, url, key, err := startSwitchyard(dir, fmt.Sprintf("gw%d", len(targets)), v.src, up.URL, v.config)
 		if err != nil {
 			return err
 		}
 		defer stop(cmd)
 		targets = append(targets, target{v.name, url + "/v1", key, "gpt-5.4-mini", cmd.Process.Pid})
 	}
-	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d\n\n",
-		duration, concList, latency, tokenDelay, words)
+	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d -prompt-bytes %d -base %q\n\n",
+		duration, concList, latency, tokenDelay, words, o.promptBytes, o.base)
 	fmt.Printf("upstream: fake OpenAI (latency %s, %s between chunks, %d words); GOMAXPROCS and cores: %d\n\n",
 		latency, tokenDelay, words, runtimeCPUs())
 	for _, stream := range []bool{false, true} {
@@ -124,7 +145,7 @@ func run(duration time.Duration, concList string, latency, tokenDelay time.Durat
 		for _, c := range concs {
 			var direct, bare, unmetered, shipped result
 			for _, t := range targets {
-				res, err := load(t, c, duration, stream)
+				res, err := load(t, c, duration, stream, o.promptBytes)
 				if err != nil {
 					return fmt.Errorf("%s: %w", t.name, err)
 				}
@@ -233,13 +254,16 @@ func startProxy(self, upstream string) (*exec.Cmd, string, error) {
 	return cmd, strings.TrimSpace(line), nil
 }
 
-// startSwitchyard builds and starts the gateway on a fresh SQLite database
-// named for name, with OpenAI pointed at the fake upstream and the given
-// configuration file, and creates a key.
-func startSwitchyard(dir, name, upstream, config string) (*exec.Cmd, string, string, error) {
-	bin := filepath.Join(dir, "switchyard")
+// startSwitchyard builds the gateway from the source tree src and starts it
+// on a fresh SQLite database named for name, with OpenAI pointed at the
+// fake upstream and the given configuration file, and creates a key.
+func startSwitchyard(dir, name, src, upstream, config string) (*exec.Cmd, string, string, error) {
+	bin, err := filepath.Abs(filepath.Join(dir, name+"-switchyard"))
+	if err != nil {
+		return nil, "", "", err
+	}
 	build := exec.Command("go", "build", "-o", bin, "./cmd/switchyard")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	build.Dir, build.Stdout, build.Stderr = src, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return nil, "", "", fmt.Errorf("build switchyard: %w", err)
 	}
@@ -317,10 +341,12 @@ type result struct {
 }
 
 // load runs conc clients against t for d and summarises their latencies.
-func load(t target, conc int, d time.Duration, stream bool) (result, error) {
-	body := `{"model":"` + t.model + `","messages":[{"role":"user","content":"Say hello to the benchmark"}]}`
+func load(t target, conc int, d time.Duration, stream bool, promptBytes int) (result, error) {
+	// 32 bytes of JSON string a unit, with escapes and non-ASCII text.
+	content := "Say hello to the benchmark" + strings.Repeat(` lorem \"ipsum\" sit ünïcödé`, promptBytes/32)
+	body := `{"model":"` + t.model + `","messages":[{"role":"user","content":"` + content + `"}]}`
 	if stream {
-		body = `{"model":"` + t.model + `","stream":true,"messages":[{"role":"user","content":"Say hello to the benchmark"}]}`
+		body = `{"model":"` + t.model + `","stream":true,"messages":[{"role":"user","content":"` + content + `"}]}`
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: conc * 2, MaxIdleConnsPerHost: conc * 2}}
 	defer client.CloseIdleConnections()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 	"github.com/switchyard-gw/switchyard/internal/server"
 )
 
@@ -203,12 +204,39 @@ func TestErrorBodyShape(t *testing.T) {
 	}
 }
 
+// TestBodyErrors: what the body check answers for each kind of bad body.
+func TestBodyErrors(t *testing.T) {
+	tests := []struct {
+		body, param, code, msg string
+	}{
+		{`{"model":"a","messages":[],"model":"b"}`, "model", "duplicate_key",
+			"Duplicate key 'model' in the JSON body: each key may appear once per object."},
+		{`{"model":"a","MODEL":"b"}`, "MODEL", "duplicate_key",
+			"Duplicate key 'MODEL' in the JSON body: it differs from 'model' only in letter case"},
+		{`{"tools":[{},{"function":{"name":"a","name":"b"}}]}`, "tools[1].function.name", "duplicate_key", "'tools[1].function.name'"},
+		{"{\"a\":1,\n\"a\":2", "", "invalid_json", "unexpected end of JSON input (line 2, column 5, byte offset 13)"},
+		{`[{"a":1,"a":2}]`, "", "invalid_json", "must be a JSON object"},
+		{" ", "", "invalid_json", "empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			e := checkJSONObject(jsonscan.NewScanner(jsonscan.Options{FoldTopLevel: true}), []byte(tt.body))
+			if e == nil {
+				t.Fatal("accepted")
+			}
+			if e.Status != 400 || e.Type != "invalid_request_error" || e.Param != tt.param || e.Code != tt.code || !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("got %+v", e)
+			}
+		})
+	}
+}
+
 func FuzzCheckJSONObject(f *testing.F) {
-	for _, s := range []string{``, `{}`, `{"model":"x"}`, `[`, "{\n\"a\":}", `{"a":1} x`, `"s"`, "\xff"} {
+	for _, s := range []string{``, `{}`, `{"model":"x"}`, `[`, "{\n\"a\":}", `{"a":1} x`, `"s"`, "\xff", `{"a":1,"a":2}`, `{"model":1,"Model":2}`, `[{"a":1,"a":2}]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		e := checkJSONObject(body)
+		e := checkJSONObject(jsonscan.NewScanner(jsonscan.Options{FoldTopLevel: true}), body)
 		valid := json.Valid(body)
 		if e == nil && !valid {
 			t.Errorf("accepted invalid JSON %q", body)

@@ -10,9 +10,20 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// bodyBuf is a request body's buffer and the scanner that checks it,
+// pooled together.
+type bodyBuf struct {
+	bytes.Buffer
+	scan *jsonscan.Scanner
+}
+
+var bufPool = sync.Pool{New: func() any {
+	return &bodyBuf{scan: jsonscan.NewScanner(jsonscan.Options{FoldTopLevel: true})}
+}}
 
 // readBody reads a JSON object request body. The returned release puts the
 // buffer back; call it when the body bytes are no longer used.
@@ -21,7 +32,7 @@ func readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func
 		return nil, nil, badRequest("", "invalid_content_type",
 			"Request bodies must be JSON: set the header 'Content-Type: application/json'.")
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
+	buf := bufPool.Get().(*bodyBuf)
 	buf.Reset()
 	release = func() {
 		if buf.Cap() <= 1<<20 { // do not keep huge buffers alive
@@ -44,7 +55,7 @@ func readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func
 	// by the server's ReadTimeout.
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	body = buf.Bytes()
-	if e := checkJSONObject(body); e != nil {
+	if e := checkJSONObject(buf.scan, body); e != nil {
 		release()
 		return nil, nil, e
 	}
@@ -57,18 +68,31 @@ func isJSON(ct string) bool {
 }
 
 // checkJSONObject reports a body that is not exactly one JSON object, with
-// the parser's position when it is not JSON at all.
-func checkJSONObject(body []byte) *Error {
+// the parser's position when it is not JSON at all, or that names a key
+// twice in an object (issue 13: the gateway reads the first, an upstream
+// the last). Keys of the top level that differ only in letter case count
+// as the same, as upstreams written in Go match them so.
+func checkJSONObject(scan *jsonscan.Scanner, body []byte) *Error {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 {
 		return badRequest("", "invalid_json", "The request body is empty: expected a JSON object.")
 	}
-	if json.Valid(body) {
-		if trimmed[0] != '{' {
-			return badRequest("", "invalid_json", "The request body must be a JSON object.")
-		}
-		return nil
+	err := scan.Check(body)
+	var dup *jsonscan.DuplicateKeyError
+	switch {
+	case err != nil && !errors.As(err, &dup):
+		return invalidJSON(body)
+	case trimmed[0] != '{':
+		return badRequest("", "invalid_json", "The request body must be a JSON object.")
+	case dup != nil:
+		return duplicateKey(dup)
 	}
+	return nil
+}
+
+// invalidJSON describes a body that is not JSON, with encoding/json's
+// message and the position it gives.
+func invalidJSON(body []byte) *Error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var v json.RawMessage
 	err := dec.Decode(&v)
@@ -87,6 +111,15 @@ func checkJSONObject(body []byte) *Error {
 	return badRequest("", "invalid_json", fmt.Sprintf(
 		"We could not parse the JSON body of your request: %v (line %d, column %d, byte offset %d).",
 		err, line, col, offset))
+}
+
+func duplicateKey(dup *jsonscan.DuplicateKeyError) *Error {
+	msg := fmt.Sprintf("Duplicate key '%s' in the JSON body: each key may appear once per object.", dup.Path)
+	if dup.First != dup.Key {
+		msg = fmt.Sprintf("Duplicate key '%s' in the JSON body: it differs from '%s' only in letter case, "+
+			"which some upstreams ignore; each key may appear once per object.", dup.Path, dup.First)
+	}
+	return badRequest(dup.Path, "duplicate_key", msg)
 }
 
 // position converts a byte offset into a 1-based line and column.

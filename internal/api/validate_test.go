@@ -3,6 +3,8 @@ package api
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
 // Each bad body must be refused with 400 and param naming the field.
@@ -174,7 +176,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if checkJSONObject(body) != nil {
+		if checkJSONObject(jsonscan.NewScanner(jsonscan.Options{FoldTopLevel: true}), body) != nil {
 			return
 		}
 		for _, check := range []func([]byte) *Error{func(b []byte) *Error { _, e := checkChat(b); return e }, compl, embed} {
