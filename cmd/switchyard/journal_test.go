@@ -66,14 +66,23 @@ func countUsage(t *testing.T, db string) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	st, err := store.Open(ctx, db, store.Options{MaxOpenConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, db)
 	defer st.Close()
 	n, err := st.CountUsage(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// openStore opens the database db; the caller closes it.
+func openStore(t *testing.T, db string) *store.Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := store.Open(ctx, db, store.Options{MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
