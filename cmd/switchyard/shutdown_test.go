@@ -91,9 +91,12 @@ func openStreams(t *testing.T, url, key string, n int, min int64) *streams {
 	return s
 }
 
-// usageByRequest returns the ledger's records by request ID.
-func usageByRequest(t *testing.T, db string) map[string]meter.Record {
+// restartedRecords starts the server in dir again (which recovers what
+// its journal holds), stops it, and returns the ledger's record of each
+// of the n streams, nil for those that have none (an error).
+func restartedRecords(t *testing.T, dir, db, what string, n int) []*meter.Record {
 	t.Helper()
+	serve(t, dir, db, "--dev", "--config", filepath.Join(dir, "switchyard.yaml")).stop(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st := openStore(t, db)
@@ -102,9 +105,18 @@ func usageByRequest(t *testing.T, db string) map[string]meter.Record {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]meter.Record{}
-	for _, r := range recs {
-		out[r.RequestID] = r
+	out := make([]*meter.Record, n)
+	for i := range recs {
+		var k int
+		if _, err := fmt.Sscanf(recs[i].RequestID, "stream-%d", &k); err == nil && k >= 0 && k < n {
+			out[k] = &recs[i]
+		}
+	}
+	t.Logf("%s: %d records after restart", what, len(recs))
+	for i, r := range out {
+		if r == nil {
+			t.Errorf("stream %d: no record", i)
+		}
 	}
 	return out
 }
@@ -120,15 +132,11 @@ func TestSIGTERMRecordsCutStreams(t *testing.T) {
 	s.stop(t)
 	st.wg.Wait()
 
-	serve(t, dir, db, "--dev", "--config", filepath.Join(dir, "switchyard.yaml"))
-	recs := usageByRequest(t, db)
-	t.Logf("SIGTERM with %d streams longer than the grace: %d records", n, len(recs))
-	for i := range n {
-		r, ok := recs[fmt.Sprintf("stream-%d", i)]
+	recs := restartedRecords(t, dir, db, fmt.Sprintf("SIGTERM with %d streams longer than the grace", n), n)
+	for i, r := range recs {
 		sent := st.chunks[i].Load()
 		switch {
-		case !ok:
-			t.Errorf("stream %d (%d chunks received): no record", i, sent)
+		case r == nil: // reported by restartedRecords
 		case !r.Cancelled || !r.Streamed || r.Status != http.StatusServiceUnavailable || r.Cost <= 0:
 			t.Errorf("stream %d: record %+v, want a cancelled stream with status 503 and a cost", i, r)
 		case !st.cut[i].Load():

@@ -54,7 +54,7 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provide
 			}
 			return
 		}
-		u.firstChunk()
+		u.chunk()
 		// A client that stops reading must not hold the stream (and the
 		// upstream call) forever.
 		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
