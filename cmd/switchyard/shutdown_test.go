@@ -44,8 +44,9 @@ type streams struct {
 }
 
 // openStreams starts n streams and returns once each has received at
-// least min chunks. The streams are read until the server cuts them.
-func openStreams(t *testing.T, url, key string, n int, min int64) *streams {
+// least that many chunks. The streams are read until the server cuts
+// them.
+func openStreams(t *testing.T, url, key string, n int, least int64) *streams {
 	t.Helper()
 	s := &streams{chunks: make([]atomic.Int64, n), cut: make([]atomic.Bool, n)}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
@@ -81,9 +82,9 @@ func openStreams(t *testing.T, url, key string, n int, min int64) *streams {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for i := range s.chunks {
-		for s.chunks[i].Load() < min {
+		for s.chunks[i].Load() < least {
 			if time.Now().After(deadline) || t.Failed() {
-				t.Fatalf("stream %d has %d chunks after 30s, want %d", i, s.chunks[i].Load(), min)
+				t.Fatalf("stream %d has %d chunks after 30s, want %d", i, s.chunks[i].Load(), least)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
