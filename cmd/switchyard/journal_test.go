@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -62,7 +63,48 @@ func TestKill9LosesNoUsage(t *testing.T) {
 	}
 }
 
+// TestKill9RecordsStreamsInFlight: streams under way when the server is
+// killed with SIGKILL are recorded, as estimates, by the next start.
+func TestKill9RecordsStreamsInFlight(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "switchyard.db")
+	s, key := slowServer(t, dir, db, "")
+	const n = 50
+	st := openStreams(t, s.URL, key, n, 1)
+	s.cmd.Process.Kill()
+	<-s.done
+	s.done = nil
+	st.wg.Wait()
+	if got := countUsage(t, db); got != 0 {
+		t.Fatalf("%d records were written before the kill; the test needs none", got)
+	}
+
+	recs := restartedRecords(t, dir, db, fmt.Sprintf("SIGKILL with %d streams in flight", n), n)
+	for i, r := range recs {
+		switch {
+		case r == nil: // reported by restartedRecords
+		case !r.Estimated || !r.Cancelled || !r.Streamed || r.Status != http.StatusOK || r.PromptTokens <= 0 ||
+			r.CompletionTokens <= 0 || r.Cost <= 0 || r.TTFT <= 0:
+			t.Errorf("stream %d: record %+v, want an estimated, cancelled stream with status 200, tokens and a cost", i, r)
+		}
+	}
+}
+
 func countUsage(t *testing.T, db string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st := openStore(t, db)
+	defer st.Close()
+	n, err := st.CountUsage(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// openStore opens the database db; the caller closes it.
+func openStore(t *testing.T, db string) *store.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -70,10 +112,5 @@ func countUsage(t *testing.T, db string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	n, err := st.CountUsage(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return st
 }

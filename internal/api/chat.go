@@ -140,8 +140,8 @@ func (h *Handler) writeResponse(w http.ResponseWriter, r *http.Request, resp *pr
 // writeCallError logs an upstream failure, records it, and writes its
 // client form.
 func (h *Handler) writeCallError(w http.ResponseWriter, r *http.Request, err error, u *tally) {
-	e := callError(err)
-	u.finish(e.Status, provider.Usage{}, e.Type, e.Status == statusClientClosed)
+	e := requestError(r, err)
+	u.finish(e.Status, provider.Usage{}, e.Type, e.Status == statusClientClosed || shuttingDown(r))
 	if e.Status >= 500 || e.Status == statusClientClosed {
 		h.opt.Log.Warn("upstream call failed", "id", server.RecordFrom(r.Context()).ID, "err", err)
 	}

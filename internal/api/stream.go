@@ -16,8 +16,8 @@ import (
 // after it, a final data: {"error":…} event and no [DONE].
 //
 // The usage is recorded before the stream's last bytes are written: at
-// [DONE], before the error event, or when the client has gone (partial
-// usage, flagged cancelled).
+// [DONE], before the error event, or when the client has gone or the
+// gateway's shutdown cut the stream (partial usage, flagged cancelled).
 func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provider.Stream, err error, u *tally) {
 	if err != nil {
 		h.writeCallError(w, r, err, u)
@@ -43,17 +43,18 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provide
 				return
 			}
 			h.opt.Log.Warn("stream failed after it started", "id", server.RecordFrom(r.Context()).ID, "err", err)
-			e, gone := callError(err), r.Context().Err() != nil
+			e, cut := requestError(r, err), r.Context().Err() != nil
+			gone := cut && !shuttingDown(r)
 			if gone {
 				e.Status, e.Type = statusClientClosed, ""
 			}
-			u.finish(e.Status, st.Usage(), e.Type, gone)
+			u.finish(e.Status, st.Usage(), e.Type, cut)
 			if !gone {
 				sw.Data(e.Body()[:len(e.Body())-1]) // without the newline
 			}
 			return
 		}
-		u.firstChunk()
+		u.chunk()
 		// A client that stops reading must not hold the stream (and the
 		// upstream call) forever.
 		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/route"
+	"github.com/switchyard-gw/switchyard/internal/server"
 )
 
 // statusClientClosed is logged when the client went away (nginx's 499).
@@ -64,6 +66,24 @@ func providerError(pe *provider.Error) *Error {
 		msg = fmt.Sprintf("The upstream provider %s failed with status %d.", pe.Provider, pe.Status)
 	}
 	return &Error{Status: http.StatusBadGateway, Type: "server_error", Message: msg}
+}
+
+// requestError is callError for a request's failed call, except that a
+// call cut by the gateway's shutdown is a retryable 503, not a client
+// that went away.
+func requestError(r *http.Request, err error) *Error {
+	if shuttingDown(r) {
+		e := serverError(http.StatusServiceUnavailable, "The gateway is shutting down and cut this request short. Please retry.")
+		e.RetryAfter = 1
+		return e
+	}
+	return callError(err)
+}
+
+// shuttingDown reports whether the request was cancelled because the
+// server's shutdown grace period ran out.
+func shuttingDown(r *http.Request) bool {
+	return errors.Is(context.Cause(r.Context()), server.ErrShutdown)
 }
 
 // retrySeconds rounds a Retry-After up to whole seconds, at least 1.

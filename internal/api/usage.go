@@ -21,9 +21,13 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
-// Recorder takes usage records; Record must not block (meter.Meter).
+// Recorder takes usage records; neither method may block (meter.Meter).
 type Recorder interface {
+	// Record takes a request's record, once, when it ends.
 	Record(r *meter.Record)
+	// Progress journals the record a stream still under way would have
+	// if it ended now, for a crash to leave behind; r is not kept.
+	Progress(r *meter.Record)
 }
 
 // BudgetChecker refuses requests over a monthly spend limit
@@ -39,7 +43,17 @@ type tally struct {
 	model *catalog.Model // whose prices apply
 	rec   meter.Record
 	done  bool
+
+	// A stream's progress: chunks sent, the prompt's size guessed from
+	// the body (counting it would be too slow here), and when it was last
+	// journaled.
+	chunks     int64
+	prompt     int64
+	progressAt time.Time
 }
+
+// progressInterval is how often a running stream journals its progress.
+const progressInterval = 5 * time.Second
 
 func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally {
 	p, _ := auth.FromContext(r.Context())
@@ -48,7 +62,7 @@ func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally
 	if start.IsZero() {
 		start = time.Now()
 	}
-	return &tally{h: h, model: t.Model, rec: meter.Record{
+	return &tally{h: h, model: t.Model, prompt: int64(len(c.Body)/4 + 1), rec: meter.Record{
 		ID: recordID(start), RequestID: sr.ID, Time: start,
 		AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: c.Endpoint.String(),
 		Model: c.Model, Provider: t.Provider.Name(), UpstreamModel: t.UpstreamID,
@@ -69,11 +83,25 @@ func recordID(t time.Time) string {
 	return string(b[:n])
 }
 
-// firstChunk notes the time to the first streamed chunk.
-func (u *tally) firstChunk() {
-	if u.rec.TTFT == 0 {
+// chunk notes a streamed chunk about to be sent. The first one sets the
+// time to first chunk; it and then one every progressInterval journal the
+// stream's progress before the chunk goes out, so that a stream a client
+// has seen is recorded even if the process dies under it.
+func (u *tally) chunk() {
+	u.chunks++
+	first := u.rec.TTFT == 0
+	if first {
 		u.rec.TTFT = max(time.Since(u.rec.Time), time.Nanosecond)
 	}
+	if u.h.opt.Meter == nil || !first && time.Since(u.progressAt) < progressInterval {
+		return
+	}
+	u.progressAt = time.Now()
+	// The record of a stream cut here: status 200 sent, not complete,
+	// a chunk counted as a token, the prompt guessed.
+	p := u.rec
+	u.fill(&p, http.StatusOK, provider.Usage{PromptTokens: int(u.prompt), CompletionTokens: int(u.chunks), Estimated: true}, "", true)
+	u.h.opt.Meter.Progress(&p)
 }
 
 // finish completes the record and hands it to the meter, once.
@@ -82,7 +110,14 @@ func (u *tally) finish(status int, us provider.Usage, errType string, cancelled 
 		return
 	}
 	u.done = true
-	r := &u.rec
+	u.fill(&u.rec, status, us, errType, cancelled)
+	if u.h.opt.Meter != nil {
+		u.h.opt.Meter.Record(&u.rec)
+	}
+}
+
+// fill completes r with its outcome, usage, prices and cost.
+func (u *tally) fill(r *meter.Record, status int, us provider.Usage, errType string, cancelled bool) {
 	r.Status, r.ErrorType, r.Cancelled = status, errType, cancelled
 	r.PromptTokens, r.CompletionTokens = int64(us.PromptTokens), int64(us.CompletionTokens)
 	r.TotalTokens, r.CachedTokens, r.Estimated = int64(us.TotalTokens), int64(us.CachedTokens), us.Estimated
@@ -95,9 +130,6 @@ func (u *tally) finish(status int, us provider.Usage, errType string, cancelled 
 	r.InputPrice, r.CachedPrice, r.OutputPrice = int64(prices.Input), int64(prices.Cached), int64(prices.Output)
 	r.Cost = r.Price()
 	r.Latency = time.Since(r.Time)
-	if u.h.opt.Meter != nil {
-		u.h.opt.Meter.Record(r)
-	}
 }
 
 // abandon records a request whose handler ended without finishing its

@@ -42,6 +42,14 @@ func appendJSON(b []byte, r *Record) []byte {
 	return append(b, '}', '\n')
 }
 
+// appendProgressJSON appends r as a progress line: its JSON with
+// "open":true.
+func appendProgressJSON(b []byte, r *Record) []byte {
+	b = appendJSON(b, r)
+	b = b[:len(b)-2] // "}\n"
+	return append(b, `,"open":true}`+"\n"...)
+}
+
 func appendField(b []byte, name, v string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)

@@ -27,6 +27,14 @@ import (
 // a record could not be kept in memory (full queue, database down past the
 // memory bound) its segment is marked for replay: it is read back and
 // written again, which is harmless because writes are idempotent.
+//
+// A stream also journals progress lines while it runs: its record as it
+// would be if the stream ended there, with "open":true, when its first
+// chunk is sent and then at an interval. They are never written to the
+// database by the process that wrote them; the stream's final record
+// supersedes them. A segment holding the latest progress line of a stream
+// still under way is kept, so that after a crash Recover finds the line
+// and writes it as the stream's record (see Meter.Recover).
 
 // segment is one journal file.
 type segment struct {
@@ -37,9 +45,14 @@ type segment struct {
 	// Guarded by journal.mu.
 	written   int64 // records appended
 	committed int64 // records known to be in the database
+	open      int64 // streams under way whose latest progress line is here
 	replay    bool  // some record is only on disk: read the file back
 	sealed    bool  // no more appends
 }
+
+// done reports whether the segment holds nothing that is not elsewhere:
+// every record is in the database and no stream's progress is only here.
+func (s *segment) done() bool { return s.committed >= s.written && s.open == 0 }
 
 // journal appends records to the current segment.
 type journal struct {
@@ -47,9 +60,10 @@ type journal struct {
 	maxBytes int64
 
 	mu     sync.Mutex
-	cur    *segment   // guarded by mu
-	sealed []*segment // guarded by mu: waiting for their records to commit
-	enc    []byte     // guarded by mu: the line being written
+	cur    *segment            // guarded by mu
+	sealed []*segment          // guarded by mu: waiting for their records to commit
+	enc    []byte              // guarded by mu: the line being written
+	open   map[string]*segment // guarded by mu: record ID → segment of its latest progress line
 }
 
 // openJournal creates dir if needed and opens a new segment in it.
@@ -57,7 +71,7 @@ func openJournal(dir string, maxBytes int64) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("usage journal: %w", err)
 	}
-	j := &journal{dir: dir, maxBytes: maxBytes}
+	j := &journal{dir: dir, maxBytes: maxBytes, open: map[string]*segment{}}
 	seg, err := j.newSegment()
 	if err != nil {
 		return nil, err
@@ -83,21 +97,54 @@ func (j *journal) newSegment() (*segment, error) {
 
 // appendLocked writes r to the current segment and returns it. On a write
 // failure the record is still counted so that its segment is replayed
-// rather than deleted while the record may be in it partly.
+// rather than deleted while the record may be in it partly. Once r is
+// journaled, its stream's progress lines are no longer needed.
 func (j *journal) appendLocked(r *Record) (*segment, error) {
+	seg, err := j.writeLocked(appendJSON(j.enc[:0], r))
+	if seg == nil {
+		return nil, err
+	}
+	seg.written++
+	if err != nil {
+		seg.replay = true // a torn line: read the file back, skipping it
+		return nil, err
+	}
+	if p := j.open[r.ID]; p != nil {
+		p.open--
+		delete(j.open, r.ID)
+	}
+	return seg, nil
+}
+
+// progressLocked writes r as its stream's latest progress line, which
+// keeps its segment until the stream's record is journaled.
+func (j *journal) progressLocked(r *Record) error {
+	seg, err := j.writeLocked(appendProgressJSON(j.enc[:0], r))
+	if err != nil {
+		return err // a torn line is skipped when read
+	}
+	if p := j.open[r.ID]; p != nil {
+		p.open--
+	}
+	seg.open++
+	j.open[r.ID] = seg
+	return nil
+}
+
+// writeLocked writes one line to the current segment, starting a new one
+// when it is full, and returns the segment written to (nil when none).
+func (j *journal) writeLocked(line []byte) (*segment, error) {
+	j.enc = line
 	if j.cur.size >= j.maxBytes {
 		if err := j.rotateLocked(); err != nil {
 			return nil, err
 		}
 	}
-	j.enc = appendJSON(j.enc[:0], r)
 	seg := j.cur
-	n, err := seg.f.Write(j.enc)
+	n, err := seg.f.Write(line)
 	seg.size += int64(n)
-	seg.written++
 	if err != nil {
-		seg.replay = true // a torn line: read the file back, skipping it
-		return nil, fmt.Errorf("usage journal: %w", err)
+		return seg, fmt.Errorf("usage journal: %w", err)
 	}
 	return seg, nil
 }
@@ -141,7 +188,7 @@ func (j *journal) collect() (replay []*segment) {
 		case s.replay:
 			replay = append(replay, s)
 			keep = append(keep, s)
-		case s.committed >= s.written:
+		case s.done():
 			s.remove()
 		default:
 			keep = append(keep, s)
@@ -151,10 +198,16 @@ func (j *journal) collect() (replay []*segment) {
 	return replay
 }
 
-// replayed drops a segment whose file was read back into the database.
+// replayed drops a segment whose file was read back into the database,
+// or only notes that its records are in when it still holds a stream's
+// progress.
 func (j *journal) replayed(seg *segment) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if seg.open > 0 {
+		seg.replay, seg.committed = false, seg.written
+		return
+	}
 	for i, s := range j.sealed {
 		if s == seg {
 			j.sealed = append(j.sealed[:i], j.sealed[i+1:]...)
@@ -165,11 +218,12 @@ func (j *journal) replayed(seg *segment) {
 }
 
 // close removes the current segment when all its records are in the
-// database (a clean stop), and closes the files.
+// database and no stream is under way (a clean stop), and closes the
+// files.
 func (j *journal) close() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if !j.cur.replay && j.cur.committed >= j.cur.written {
+	if !j.cur.replay && j.cur.done() {
 		j.cur.remove()
 	} else {
 		j.cur.f.Close()
@@ -217,20 +271,37 @@ func orphans(dir string) ([]*os.File, error) {
 // maxLine bounds one journal line; records are a few hundred bytes.
 const maxLine = 1 << 20
 
+// line is one journal line: a record, or a stream's progress.
+type line struct {
+	Record
+	Open bool `json:"open"`
+}
+
 // readSegment decodes the records of a journal file, calling fn with
 // batches of up to n. A torn last line (the process died mid-write) and
-// undecodable lines are skipped and counted.
-func readSegment(r io.Reader, n int, fn func([]Record) error) (skipped int, err error) {
+// undecodable lines are skipped and counted. Progress lines are skipped
+// when open is nil; otherwise open keeps each stream's latest one until
+// its record is read.
+func readSegment(r io.Reader, n int, fn func([]Record) error, open map[string]Record) (skipped int, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	batch := make([]Record, 0, n)
 	for sc.Scan() {
-		var rec Record
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil || rec.ID == "" {
+		var l line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil || l.ID == "" {
 			skipped++
 			continue
 		}
-		batch = append(batch, rec)
+		if open != nil && l.Open {
+			open[l.ID] = l.Record
+		}
+		if l.Open {
+			continue
+		}
+		if open != nil {
+			delete(open, l.ID)
+		}
+		batch = append(batch, l.Record)
 		if len(batch) == n {
 			if err := fn(batch); err != nil {
 				return skipped, err

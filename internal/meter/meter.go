@@ -152,41 +152,88 @@ func (m *Meter) Record(r *Record) {
 	}
 }
 
+// Progress journals r, the record a stream still under way would have
+// if it ended now (see the api package), without queueing it: if the
+// process dies before the stream's own record is journaled, Recover
+// writes r instead. Call it when the stream's first chunk is sent and then
+// at an interval; the record given to Record supersedes it. r is not kept.
+func (m *Meter) Progress(r *Record) {
+	m.j.mu.Lock()
+	err := m.j.progressLocked(r)
+	m.j.mu.Unlock()
+	if err != nil && m.journalErr.Add(1)%1000 == 1 {
+		m.opt.Log.Error("usage journal write failed", "err", err, "failures", m.journalErr.Load())
+	}
+}
+
 // Recover writes the records of journal files left by processes that
 // ended before their records reached the database, and deletes the files.
-// Run it before serving. It returns how many records were new.
+// A stream that was under way when its process died has no record there,
+// only progress lines: its latest one is written as its record, after all
+// the records (so that a record, when there is one, wins). Run it before
+// serving. It returns how many records were new.
 func (m *Meter) Recover(ctx context.Context) (int, error) {
 	files, err := orphans(m.opt.Dir)
 	if err != nil {
 		return 0, fmt.Errorf("usage journal: %w", err)
 	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	total := 0
-	for i, f := range files {
-		n, err := m.replayFile(ctx, f)
+	open := map[string]Record{}
+	for _, f := range files {
+		n, err := m.replayFile(ctx, f, open)
 		total += n
 		if err != nil {
-			for _, g := range files[i:] {
-				g.Close()
-			}
 			return total, fmt.Errorf("recover usage journal %s: %w", f.Name(), err)
 		}
+	}
+	n, err := m.writeInterrupted(ctx, open)
+	total += n
+	if err != nil {
+		return total, fmt.Errorf("recover usage journal: %w", err)
+	}
+	for _, f := range files {
 		os.Remove(f.Name())
-		f.Close()
 	}
 	if total > 0 {
-		m.opt.Log.Info("recovered usage records from the journal", "records", total, "files", len(files))
+		m.opt.Log.Info("recovered usage records from the journal", "records", total, "files", len(files),
+			"interrupted_streams", len(open))
 	}
 	return total, nil
 }
 
-// replayFile writes every record of f, idempotently.
-func (m *Meter) replayFile(ctx context.Context, f *os.File) (int, error) {
+// writeInterrupted writes the last progress of streams whose process died
+// under them, one at a time so that the spend counters get the cost of
+// exactly those that were new (the stream's own record may have reached
+// the database while the segment with its progress outlived it).
+func (m *Meter) writeInterrupted(ctx context.Context, open map[string]Record) (int, error) {
+	total := 0
+	for _, r := range open {
+		n, err := m.write(ctx, []Record{r})
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if n == 1 && m.opt.Spend != nil && r.Cost > 0 {
+			m.opt.Spend.AddSpend(r.AccountID, r.KeyID, r.Period(), r.Cost)
+		}
+	}
+	return total, nil
+}
+
+// replayFile writes every record of f, idempotently. Progress lines are
+// kept in open, or skipped when it is nil.
+func (m *Meter) replayFile(ctx context.Context, f *os.File, open map[string]Record) (int, error) {
 	total := 0
 	skipped, err := readSegment(f, m.opt.BatchSize, func(b []Record) error {
 		n, err := m.write(ctx, b)
 		total += n
 		return err
-	})
+	}, open)
 	if skipped > 0 {
 		m.opt.Log.Warn("usage journal: skipped unreadable lines", "file", f.Name(), "lines", skipped)
 	}

@@ -93,7 +93,7 @@ func (w *writer) flush(ctx context.Context) {
 			w.failed(fmt.Errorf("reopen journal segment: %w", err))
 			return
 		}
-		_, err = w.m.replayFile(ctx, f)
+		_, err = w.m.replayFile(ctx, f, nil)
 		f.Close()
 		if err != nil {
 			w.failed(err)

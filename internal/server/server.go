@@ -21,6 +21,11 @@ type Server struct {
 	log *slog.Logger
 	srv *http.Server
 	ln  net.Listener
+	// active counts the handlers running; ctx is their contexts' parent,
+	// cancelled with ErrShutdown when the grace period is over.
+	active inflight
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 }
 
 // New returns a server for h with the shared middleware around it.
@@ -31,8 +36,10 @@ func New(cfg config.Server, tlsCfg config.TLS, h http.Handler, log *slog.Logger)
 	}
 	mws = append(mws, CORS(cfg.CORSOrigins), BodyLimit(cfg.MaxBodyBytes))
 	s := &Server{cfg: cfg, tls: tlsCfg, log: log}
+	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	s.srv = &http.Server{
-		Handler:           Chain(h, mws...),
+		Handler:           s.active.track(Chain(h, mws...)),
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       cfg.ReadTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
@@ -69,7 +76,9 @@ func (s *Server) Listen() (net.Addr, error) {
 
 // Serve serves until ctx ends, then stops accepting and lets in-flight
 // requests and streams finish for up to the shutdown grace period before
-// cutting them. Listen must have been called.
+// cutting them (see cut). It returns once the handlers have returned, so
+// that what they record is recorded before the caller stops the meter.
+// Listen must have been called.
 func (s *Server) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
@@ -83,8 +92,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	defer cancel()
 	err := s.srv.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		s.log.Warn("grace period over; closing remaining connections")
-		err = s.srv.Close()
+		err = s.cut()
 	}
 	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
 		err = serveErr

@@ -243,19 +243,10 @@ func TestGracefulShutdown(t *testing.T) {
 				case <-r.Context().Done():
 				}
 			})
-			cfg := config.Default().Server
-			cfg.Listen, cfg.ShutdownGrace = "127.0.0.1:0", tt.grace
-			s := New(cfg, config.TLS{}, h, slog.New(slog.DiscardHandler))
-			addr, err := s.Listen()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ctx) }()
+			addr, cancel, served := serving(t, tt.grace, h)
 			body := make(chan string, 1)
 			go func() {
-				resp, err := http.Get("http://" + addr.String())
+				resp, err := http.Get("http://" + addr)
 				if err != nil {
 					body <- "error"
 					return
@@ -275,7 +266,7 @@ func TestGracefulShutdown(t *testing.T) {
 			case <-time.After(15 * time.Second):
 				t.Fatal("Serve did not return")
 			}
-			if _, err := net.DialTimeout("tcp", addr.String(), time.Second); err == nil {
+			if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 				t.Error("still accepting connections after shutdown")
 			}
 		})
