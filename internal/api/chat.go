@@ -73,6 +73,10 @@ func (h *Handler) withCall(w http.ResponseWriter, r *http.Request,
 	if !ok {
 		return
 	}
+	if e := checkWindow(c, t.Model); e != nil {
+		WriteError(w, e)
+		return
+	}
 	u := h.tally(r, c, t)
 	defer u.abandon()
 	if e := h.checkBudget(r); e != nil {
