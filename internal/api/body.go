@@ -12,43 +12,62 @@ import (
 	"time"
 )
 
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// bufPool holds the buffers of finished request bodies (*[]byte).
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
-// readBody reads a JSON object request body. The returned release puts the
-// buffer back; call it when the body bytes are no longer used.
-func readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), apiErr *Error) {
+// readBody reads a JSON object request body, its buffer's growth taken
+// from the body budget. The returned release puts the buffer back and
+// gives the budget back; call it when the body bytes are no longer used.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), apiErr *Error) {
 	if !isJSON(r.Header.Get("Content-Type")) {
 		return nil, nil, badRequest("", "invalid_content_type",
 			"Request bodies must be JSON: set the header 'Content-Type: application/json'.")
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
+	buf := bufPool.Get().(*[]byte)
+	var held int64
+	hold := func(capacity int) bool {
+		if !h.bodies.take(int64(capacity) - held) {
+			return false
+		}
+		held = int64(capacity)
+		return true
+	}
+	body, err := fill((*buf)[:0], r.Body, r.ContentLength, h.opt.MaxBodyBytes, hold)
 	release = func() {
-		if buf.Cap() <= 1<<20 { // do not keep huge buffers alive
+		h.bodies.give(held)
+		if cap(body) <= 1<<20 { // do not keep huge buffers alive
+			*buf = body[:0]
 			bufPool.Put(buf)
 		}
 	}
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
-	}
-	if _, err := buf.ReadFrom(r.Body); err != nil {
+	if err != nil {
 		release()
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, nil, &Error{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
-				Code: "request_too_large", Message: fmt.Sprintf("The request body is too large: the limit is %d bytes.", tooBig.Limit)}
-		}
-		return nil, nil, badRequest("", "", "The request body could not be read.")
+		return nil, nil, bodyError(err, h.bodies.max)
 	}
 	// The body is in; lift the read deadline so a long stream is not cut
 	// by the server's ReadTimeout.
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
-	body = buf.Bytes()
 	if e := checkJSONObject(body); e != nil {
 		release()
 		return nil, nil, e
 	}
 	return body, release, nil
+}
+
+// bodyError is the client's answer to a body that could not be read.
+func bodyError(err error, budget int64) *Error {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return &Error{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
+			Code: "request_too_large", Message: fmt.Sprintf("The request body is too large: the limit is %d bytes.", tooBig.Limit)}
+	case errors.Is(err, errBodiesBusy):
+		e := serverError(http.StatusServiceUnavailable, fmt.Sprintf(
+			"The gateway has too many large request bodies in flight (limit %d bytes). Please retry.", budget))
+		e.RetryAfter = 1
+		return e
+	}
+	return badRequest("", "", "The request body could not be read.")
 }
 
 func isJSON(ct string) bool {

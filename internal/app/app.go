@@ -102,6 +102,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		Log:            log,
 		Ready:          st.Ping,
 		WildcardModels: cfg.Models.Listing == "wildcard",
+
+		MaxBodyBytes:         cfg.Server.MaxBodyBytes,
+		MaxBodyBytesInFlight: cfg.Server.MaxBodyBytesInFlight,
 	}
 	if a.meter != nil {
 		opt.Meter = a.meter

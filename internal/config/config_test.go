@@ -47,6 +47,7 @@ server:
   idle_timeout: 90s
   shutdown_grace: 0s
   max_body_bytes: 1048576
+  max_body_bytes_in_flight: 67108864
   cors_origins:
     - https://app.example.com
     - http://localhost:3000
@@ -131,13 +132,14 @@ func TestLoadFullFile(t *testing.T) {
 	}
 	want := Config{
 		Server: Server{
-			Listen:            "0.0.0.0:9090",
-			ReadHeaderTimeout: 5 * time.Second,
-			ReadTimeout:       2 * time.Minute,
-			IdleTimeout:       90 * time.Second,
-			ShutdownGrace:     0,
-			MaxBodyBytes:      1 << 20,
-			CORSOrigins:       []string{"https://app.example.com", "http://localhost:3000"},
+			Listen:               "0.0.0.0:9090",
+			ReadHeaderTimeout:    5 * time.Second,
+			ReadTimeout:          2 * time.Minute,
+			IdleTimeout:          90 * time.Second,
+			ShutdownGrace:        0,
+			MaxBodyBytes:         1 << 20,
+			MaxBodyBytesInFlight: 64 << 20,
+			CORSOrigins:          []string{"https://app.example.com", "http://localhost:3000"},
 		},
 		TLS:      TLS{CertFile: "/etc/switchyard/cert.pem", KeyFile: "/etc/switchyard/key.pem"},
 		Database: Database{URL: "postgres://switchyard@db:5432/switchyard?sslmode=disable", MaxOpenConns: 32},
@@ -323,6 +325,7 @@ func TestLoadErrors(t *testing.T) {
 		{"zero duration where positive is needed", "auth:\n  change_poll_interval: 0s\n", nil, []string{"auth.change_poll_interval", "expected a positive duration"}, nil},
 		{"negative shutdown grace", "server:\n  shutdown_grace: -1s\n", nil, []string{"server.shutdown_grace", "zero or more"}, nil},
 		{"body limit too small", "server:\n  max_body_bytes: 10\n", nil, []string{"server.max_body_bytes", "at least 1024"}, nil},
+		{"bodies in flight below one body", "server:\n  max_body_bytes: 2048\n  max_body_bytes_in_flight: 2048\n", nil, []string{"server.max_body_bytes_in_flight", "at least 2049"}, nil},
 		{"no connections", "database:\n  max_open_conns: 0\n", nil, []string{"database.max_open_conns", "at least 1"}, nil},
 		{"negative cache size", "auth:\n  negative_cache_size: -1\n", nil, []string{"auth.negative_cache_size", "at least 1"}, nil},
 		{"listen without port", "server:\n  listen: localhost\n", nil, []string{"server.listen", "expected host:port"}, nil},
