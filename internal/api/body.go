@@ -24,21 +24,14 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 			"Request bodies must be JSON: set the header 'Content-Type: application/json'.")
 	}
 	buf := bufPool.Get().(*[]byte)
-	var held int64
-	hold := func(capacity int) bool {
-		if !h.bodies.take(int64(capacity) - held) {
-			return false
-		}
-		held = int64(capacity)
-		return true
-	}
-	body, err := fill((*buf)[:0], r.Body, r.ContentLength, h.opt.MaxBodyBytes, hold)
+	rd := &bodyReader{budget: &h.bodies}
+	body, err := rd.read((*buf)[:0], r.Body, r.ContentLength)
 	release = func() {
-		h.bodies.give(held)
-		if cap(body) <= 1<<20 { // do not keep huge buffers alive
+		rd.give(int(rd.held))
+		if body != nil && cap(body) <= 1<<20 { // do not keep huge buffers alive
 			*buf = body[:0]
-			bufPool.Put(buf)
 		}
+		bufPool.Put(buf)
 	}
 	if err != nil {
 		release()

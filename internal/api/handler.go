@@ -41,10 +41,6 @@ type Options struct {
 	// OutputAllowance is the output tokens a request without max_tokens
 	// reserves from its TPM limits (capped by the model's output limit).
 	OutputAllowance int64
-	// MaxBodyBytes is the largest request body the server accepts
-	// (server.max_body_bytes); a body's buffer grows to at most one byte
-	// more. 0: no cap on the growth.
-	MaxBodyBytes int64
 	// MaxBodyBytesInFlight bounds the memory of all request bodies held
 	// at once (server.max_body_bytes_in_flight); past it requests get 503
 	// with Retry-After. 0: unbounded.

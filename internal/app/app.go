@@ -103,7 +103,6 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		Ready:          st.Ping,
 		WildcardModels: cfg.Models.Listing == "wildcard",
 
-		MaxBodyBytes:         cfg.Server.MaxBodyBytes,
 		MaxBodyBytesInFlight: cfg.Server.MaxBodyBytesInFlight,
 	}
 	if a.meter != nil {
