@@ -116,6 +116,7 @@ providers:
     base_url: http://vllm:8000/v1/
     api_key_env: LOCAL_KEY
     timeout: 2m
+    stream_idle_timeout: 30s
     headers:
       X-Team: research
     functions: translate
@@ -174,23 +175,25 @@ func TestLoadFullFile(t *testing.T) {
 			SecureCookies: "always"},
 		Providers: []Provider{
 			{
-				Name:      "local",
-				Type:      TypeOpenAICompatible,
-				BaseURL:   "http://vllm:8000/v1", // trailing slash trimmed
-				APIKeyEnv: "LOCAL_KEY",
-				APIKey:    "sk-local",
-				Timeout:   2 * time.Minute,
-				Headers:   map[string]string{"X-Team": "research"},
-				Functions: "translate",
-				Models:    []string{"meta-llama/Llama-3.1-8B-Instruct"},
+				Name:              "local",
+				Type:              TypeOpenAICompatible,
+				BaseURL:           "http://vllm:8000/v1", // trailing slash trimmed
+				APIKeyEnv:         "LOCAL_KEY",
+				APIKey:            "sk-local",
+				Timeout:           2 * time.Minute,
+				StreamIdleTimeout: 30 * time.Second,
+				Headers:           map[string]string{"X-Team": "research"},
+				Functions:         "translate",
+				Models:            []string{"meta-llama/Llama-3.1-8B-Instruct"},
 			},
 			{
-				Name:      "oa",
-				Type:      TypeOpenAI,
-				BaseURL:   DefaultBaseURLs[TypeOpenAI],
-				APIKey:    "sk-from-file",
-				Timeout:   10 * time.Minute,
-				Functions: "native",
+				Name:              "oa",
+				Type:              TypeOpenAI,
+				BaseURL:           DefaultBaseURLs[TypeOpenAI],
+				APIKey:            "sk-from-file",
+				Timeout:           10 * time.Minute,
+				StreamIdleTimeout: 2 * time.Minute,
+				Functions:         "native",
 			},
 		},
 	}
@@ -367,6 +370,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown provider type", "providers:\n  - type: bedrock\n", nil, []string{"providers[0].type", "expected one of", `"bedrock"`}, nil},
 		{"unknown provider key", "providers:\n  - type: openai\n    apikey: x\n", nil, []string{"line 3", "providers[0].apikey", "unknown key"}, nil},
 		{"provider header not a string", "providers:\n  - type: openai\n    headers:\n      X-A: [1]\n", nil, []string{"providers[0].headers.X-A", "expected a single string"}, nil},
+		{"negative stream idle timeout", "providers:\n  - type: openai\n    stream_idle_timeout: -1s\n", nil, []string{"providers[0].stream_idle_timeout", "expected a positive duration"}, nil},
 		{"model without id", "models:\n  add:\n    - family: x\n", nil, []string{"models.add[0].id", "expected a model ID"}, nil},
 		{"model bool not a bool", "models:\n  add:\n    - id: m\n      vision: yes\n", nil, []string{"models.add[0].vision", "expected true or false", `"yes"`}, nil},
 	}
