@@ -15,9 +15,9 @@ import (
 // bufPool holds the buffers of finished request bodies (*[]byte).
 var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
-// readBody reads a JSON object request body, its buffer's growth taken
-// from the body budget. The returned release puts the buffer back and
-// gives the budget back; call it when the body bytes are no longer used.
+// readBody reads a JSON object request body into memory taken from the
+// body budget. The returned release puts the buffer back and gives the
+// budget back; call it when the body bytes are no longer used.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), apiErr *Error) {
 	if !isJSON(r.Header.Get("Content-Type")) {
 		return nil, nil, badRequest("", "invalid_content_type",
