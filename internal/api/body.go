@@ -14,10 +14,10 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
-// bodyBuf is a request body's buffer and the scanner that checks it,
-// pooled together.
+// bodyBuf is a finished request body's buffer and the scanner that
+// checks bodies, pooled together.
 type bodyBuf struct {
-	bytes.Buffer
+	b    []byte
 	scan *jsonscan.Scanner
 }
 
@@ -25,41 +25,52 @@ var bufPool = sync.Pool{New: func() any {
 	return &bodyBuf{scan: jsonscan.NewScanner(jsonscan.Options{FoldTopLevel: true})}
 }}
 
-// readBody reads a JSON object request body. The returned release puts the
-// buffer back; call it when the body bytes are no longer used.
-func readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), apiErr *Error) {
+// readBody reads a JSON object request body into memory taken from the
+// body budget. The returned release puts the buffer back and gives the
+// budget back; call it when the body bytes are no longer used.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), apiErr *Error) {
 	if !isJSON(r.Header.Get("Content-Type")) {
 		return nil, nil, badRequest("", "invalid_content_type",
 			"Request bodies must be JSON: set the header 'Content-Type: application/json'.")
 	}
 	buf := bufPool.Get().(*bodyBuf)
-	buf.Reset()
+	rd := &bodyReader{budget: &h.bodies}
+	body, err := rd.read(buf.b[:0], r.Body, r.ContentLength)
 	release = func() {
-		if buf.Cap() <= 1<<20 { // do not keep huge buffers alive
-			bufPool.Put(buf)
+		rd.give(int(rd.held))
+		if body != nil && cap(body) <= 1<<20 { // do not keep huge buffers alive
+			buf.b = body[:0]
 		}
+		bufPool.Put(buf)
 	}
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
-	}
-	if _, err := buf.ReadFrom(r.Body); err != nil {
+	if err != nil {
 		release()
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, nil, &Error{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
-				Code: "request_too_large", Message: fmt.Sprintf("The request body is too large: the limit is %d bytes.", tooBig.Limit)}
-		}
-		return nil, nil, badRequest("", "", "The request body could not be read.")
+		return nil, nil, bodyError(err, h.bodies.max)
 	}
 	// The body is in; lift the read deadline so a long stream is not cut
 	// by the server's ReadTimeout.
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
-	body = buf.Bytes()
 	if e := checkJSONObject(buf.scan, body); e != nil {
 		release()
 		return nil, nil, e
 	}
 	return body, release, nil
+}
+
+// bodyError is the client's answer to a body that could not be read.
+func bodyError(err error, budget int64) *Error {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return &Error{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
+			Code: "request_too_large", Message: fmt.Sprintf("The request body is too large: the limit is %d bytes.", tooBig.Limit)}
+	case errors.Is(err, errBodiesBusy):
+		e := serverError(http.StatusServiceUnavailable, fmt.Sprintf(
+			"The gateway has too many large request bodies in flight (limit %d bytes). Please retry.", budget))
+		e.RetryAfter = 1
+		return e
+	}
+	return badRequest("", "", "The request body could not be read.")
 }
 
 func isJSON(ct string) bool {

@@ -55,7 +55,7 @@ func (h *Handler) noticeHeaders(w http.ResponseWriter, m *catalog.Model) {
 // that can go on, while the pooled body is still valid.
 func (h *Handler) withCall(w http.ResponseWriter, r *http.Request,
 	check func(body []byte) (*gateway.Call, *Error), next func(c *gateway.Call, t route.Target, u *tally)) {
-	body, release, e := readBody(w, r)
+	body, release, e := h.readBody(w, r)
 	if e != nil {
 		WriteError(w, e)
 		return
@@ -71,6 +71,10 @@ func (h *Handler) withCall(w http.ResponseWriter, r *http.Request,
 	}
 	t, ok := h.begin(w, r, c)
 	if !ok {
+		return
+	}
+	if e := checkWindow(c, t.Model); e != nil {
+		WriteError(w, e)
 		return
 	}
 	u := h.tally(r, c, t)

@@ -41,12 +41,17 @@ type Options struct {
 	// OutputAllowance is the output tokens a request without max_tokens
 	// reserves from its TPM limits (capped by the model's output limit).
 	OutputAllowance int64
+	// MaxBodyBytesInFlight bounds the memory of all request bodies held
+	// at once (server.max_body_bytes_in_flight); past it requests get 503
+	// with Retry-After. 0: unbounded.
+	MaxBodyBytesInFlight int64
 }
 
 // Handler serves the /v1 API and the health endpoints.
 type Handler struct {
-	opt Options
-	mux *http.ServeMux
+	opt    Options
+	mux    *http.ServeMux
+	bodies bodyBytes
 }
 
 // New returns the API handler with its routes.
@@ -58,6 +63,7 @@ func New(opt Options) *Handler {
 		opt.Now = time.Now
 	}
 	h := &Handler{opt: opt, mux: http.NewServeMux()}
+	h.bodies.max = opt.MaxBodyBytesInFlight
 	h.route("GET /healthz", h.healthz)
 	h.route("GET /readyz", h.readyz)
 	h.route("POST /v1/chat/completions", h.authed(h.chat))

@@ -77,7 +77,9 @@ func (h *Handler) settle(r *http.Request, res *reservation, used int64) {
 
 // estimateTokens is what a request reserves from its TPM limits: the
 // prompt estimated at four bytes of body per token, plus the output
-// allowance (max_tokens, or the model's default allowance).
+// allowance (max_tokens, or the model's default allowance) for each answer
+// asked for: n of them, of each prompt of a legacy completion (best_of of
+// them when more, as the upstream generates and bills them).
 func (h *Handler) estimateTokens(c *gateway.Call, t route.Target) int64 {
 	prompt := int64(len(c.Body)/4 + 1)
 	if c.Endpoint == provider.EndpointEmbedding {
@@ -98,7 +100,29 @@ func (h *Handler) estimateTokens(c *gateway.Call, t route.Target) int64 {
 		}
 	}
 	n := max(gjson.GetBytes(c.Body, "n").Int(), 1)
+	if c.Endpoint == provider.EndpointCompletion {
+		n = max(n, gjson.GetBytes(c.Body, "best_of").Int()) * promptCount(gjson.GetBytes(c.Body, "prompt"))
+	}
 	return prompt + n*out
+}
+
+// promptCount is the number of prompts of a legacy completion: a string or
+// one array of token IDs is one; an array of strings or of token-ID
+// arrays is one per element.
+func promptCount(p gjson.Result) int64 {
+	if !p.IsArray() {
+		return 1
+	}
+	n, nested := int64(0), false
+	p.ForEach(func(_, v gjson.Result) bool {
+		n++
+		nested = v.Type == gjson.String || v.IsArray()
+		return nested // token IDs: stop, one prompt
+	})
+	if !nested {
+		return 1
+	}
+	return n
 }
 
 // The canonical names of OpenAI's x-ratelimit-* headers, set without

@@ -56,8 +56,11 @@ func providerError(pe *provider.Error) *Error {
 		return &Error{Status: http.StatusServiceUnavailable, Type: "server_error", RetryAfter: secs,
 			Message: fmt.Sprintf("The upstream provider %s is overloaded. Try again in %ds.", pe.Provider, secs)}
 	case provider.KindTimeout:
-		return &Error{Status: http.StatusGatewayTimeout, Type: "server_error",
-			Message: fmt.Sprintf("The upstream provider %s did not answer in time.", pe.Provider)}
+		msg := fmt.Sprintf("The upstream provider %s did not answer in time.", pe.Provider)
+		if errors.Is(pe, provider.ErrStreamIdle) {
+			msg = fmt.Sprintf("The upstream provider %s stopped sending the stream for longer than its idle timeout.", pe.Provider)
+		}
+		return &Error{Status: http.StatusGatewayTimeout, Type: "server_error", Message: msg}
 	case provider.KindCanceled:
 		return &Error{Status: statusClientClosed, Type: "invalid_request_error", Message: "The client closed the request."}
 	}

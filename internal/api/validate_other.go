@@ -6,6 +6,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// maxInputs bounds the prompts of a legacy completion and the inputs of
+// an embeddings request, as OpenAI does.
+const maxInputs = 2048
+
 // completionRequest is what the handler needs to know about a valid legacy
 // completion body.
 type completionRequest struct {
@@ -27,6 +31,14 @@ func checkCompletion(body []byte) (completionRequest, *Error) {
 	cr := completionRequest{Model: model}
 	if cr.Prompts, cr.Tokens, e = checkInputs(body, "prompt", true); e != nil {
 		return completionRequest{}, e
+	}
+	n := len(cr.Prompts)
+	if cr.Tokens {
+		n = tokenInputs(gjson.GetBytes(body, "prompt"))
+	}
+	// OpenAI's bound; each prompt is one upstream call on a chat model.
+	if n > maxInputs {
+		return completionRequest{}, invalidValue("prompt", fmt.Sprintf("expected at most %d prompts, got %d.", maxInputs, n))
 	}
 	if e := checkSampling(body); e != nil {
 		return completionRequest{}, e
@@ -70,8 +82,8 @@ func checkEmbedding(body []byte) (embeddingRequest, *Error) {
 	if tokens {
 		er.Inputs = tokenInputs(gjson.GetBytes(body, "input"))
 	}
-	if er.Inputs > 2048 {
-		return embeddingRequest{}, invalidValue("input", fmt.Sprintf("expected at most 2048 inputs, got %d.", er.Inputs))
+	if er.Inputs > maxInputs {
+		return embeddingRequest{}, invalidValue("input", fmt.Sprintf("expected at most %d inputs, got %d.", maxInputs, er.Inputs))
 	}
 	switch f := gjson.GetBytes(body, "encoding_format"); {
 	case !present(f), f.Str == "float" && f.Type == gjson.String:

@@ -118,6 +118,10 @@ func TestCheckCompletionAndEmbedding(t *testing.T) {
 		{"prompt number", compl, `{"model":"m","prompt":5}`, "prompt", 0, 0, false},
 		{"prompt mixed", compl, `{"model":"m","prompt":["a",1]}`, "prompt[1]", 0, 0, false},
 		{"prompt negative token", compl, `{"model":"m","prompt":[1,-2]}`, "prompt[1]", 0, 0, false},
+		// Issue 13: each prompt is one upstream call on a chat model.
+		{"too many prompts", compl, `{"model":"m","prompt":[` + strings.Repeat(`"x",`, 2048) + `"x"]}`, "prompt", 0, 0, false},
+		{"too many token prompts", compl, `{"model":"m","prompt":[` + strings.Repeat(`[1],`, 2048) + `[1]]}`, "prompt", 0, 0, false},
+		{"2048 prompts", compl, `{"model":"m","prompt":[` + strings.Repeat(`"x",`, 2047) + `"x"]}`, "", 0, 2048, false},
 		{"completion logprobs", compl, `{"model":"m","prompt":"x","logprobs":6}`, "logprobs", 0, 0, false},
 		{"completion temperature", compl, `{"model":"m","prompt":"x","temperature":3}`, "temperature", 0, 0, false},
 		{"completion max_tokens", compl, `{"model":"m","prompt":"x","max_tokens":0}`, "max_tokens", 0, 0, false},

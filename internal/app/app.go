@@ -102,6 +102,8 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		Log:            log,
 		Ready:          st.Ping,
 		WildcardModels: cfg.Models.Listing == "wildcard",
+
+		MaxBodyBytesInFlight: cfg.Server.MaxBodyBytesInFlight,
 	}
 	if a.meter != nil {
 		opt.Meter = a.meter

@@ -53,13 +53,13 @@ func buildProviders(cfg *config.Config) ([]provider.Provider, []catalog.Entry) {
 			out = append(out, mock.New(p.Name))
 			entries = append(entries, mockEntries(p.Name)...)
 		case config.TypeAnthropic:
-			out = append(out, anthropic.New(anthropic.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout}))
+			out = append(out, anthropic.New(anthropic.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout}))
 		case config.TypeGemini:
-			out = append(out, gemini.New(gemini.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout}))
+			out = append(out, gemini.New(gemini.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout}))
 		default:
 			out = append(out, openai.New(openai.Options{
 				Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, APIKey: p.APIKey, Headers: p.Headers,
-				Timeout: p.Timeout, TranslateFunctions: p.Functions == "translate",
+				Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout, TranslateFunctions: p.Functions == "translate",
 			}))
 			for _, id := range p.Models {
 				entries = addDeployment(entries, catalog.Entry{ID: id, Mode: catalog.ModeChat, Functions: true},

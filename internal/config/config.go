@@ -57,6 +57,11 @@ type Server struct {
 	// MaxBodyBytes is the largest accepted request body; larger bodies get
 	// 413. Default 33554432 (32 MiB).
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxBodyBytesInFlight bounds the memory of all request bodies the
+	// process holds at once; a request whose body would go past it gets
+	// 503 with Retry-After: 1. Must exceed MaxBodyBytes. Default 268435456
+	// (256 MiB).
+	MaxBodyBytesInFlight int64 `yaml:"max_body_bytes_in_flight"`
 	// CORSOrigins lists browser origins allowed to call the API. Default
 	// empty: no CORS headers are sent (keys belong in server-side code).
 	CORSOrigins []string `yaml:"cors_origins"`
@@ -237,12 +242,13 @@ func (c *Config) JournalDir() string {
 func Default() Config {
 	return Config{
 		Server: Server{
-			Listen:            "127.0.0.1:8080",
-			ReadHeaderTimeout: 10 * time.Second,
-			ReadTimeout:       60 * time.Second,
-			IdleTimeout:       120 * time.Second,
-			ShutdownGrace:     30 * time.Second,
-			MaxBodyBytes:      32 << 20,
+			Listen:               "127.0.0.1:8080",
+			ReadHeaderTimeout:    10 * time.Second,
+			ReadTimeout:          60 * time.Second,
+			IdleTimeout:          120 * time.Second,
+			ShutdownGrace:        30 * time.Second,
+			MaxBodyBytes:         32 << 20,
+			MaxBodyBytesInFlight: 256 << 20,
 		},
 		Database: Database{URL: "switchyard.db", MaxOpenConns: 16},
 		Auth: Auth{
@@ -276,6 +282,7 @@ func (c *Config) Validate() error {
 		{"server.idle_timeout", positive(c.Server.IdleTimeout)},
 		{"server.shutdown_grace", nonNegative(c.Server.ShutdownGrace)},
 		{"server.max_body_bytes", minInt(c.Server.MaxBodyBytes, 1024)},
+		{"server.max_body_bytes_in_flight", minInt(c.Server.MaxBodyBytesInFlight, c.Server.MaxBodyBytes+1)},
 		{"server.cors_origins", originsErr(c.Server.CORSOrigins)},
 		{"tls", tlsErr(c.TLS)},
 		{"database.url", databaseErr(c.Database.URL)},

@@ -47,6 +47,7 @@ server:
   idle_timeout: 90s
   shutdown_grace: 0s
   max_body_bytes: 1048576
+  max_body_bytes_in_flight: 67108864
   cors_origins:
     - https://app.example.com
     - http://localhost:3000
@@ -115,6 +116,7 @@ providers:
     base_url: http://vllm:8000/v1/
     api_key_env: LOCAL_KEY
     timeout: 2m
+    stream_idle_timeout: 30s
     headers:
       X-Team: research
     functions: translate
@@ -131,13 +133,14 @@ func TestLoadFullFile(t *testing.T) {
 	}
 	want := Config{
 		Server: Server{
-			Listen:            "0.0.0.0:9090",
-			ReadHeaderTimeout: 5 * time.Second,
-			ReadTimeout:       2 * time.Minute,
-			IdleTimeout:       90 * time.Second,
-			ShutdownGrace:     0,
-			MaxBodyBytes:      1 << 20,
-			CORSOrigins:       []string{"https://app.example.com", "http://localhost:3000"},
+			Listen:               "0.0.0.0:9090",
+			ReadHeaderTimeout:    5 * time.Second,
+			ReadTimeout:          2 * time.Minute,
+			IdleTimeout:          90 * time.Second,
+			ShutdownGrace:        0,
+			MaxBodyBytes:         1 << 20,
+			MaxBodyBytesInFlight: 64 << 20,
+			CORSOrigins:          []string{"https://app.example.com", "http://localhost:3000"},
 		},
 		TLS:      TLS{CertFile: "/etc/switchyard/cert.pem", KeyFile: "/etc/switchyard/key.pem"},
 		Database: Database{URL: "postgres://switchyard@db:5432/switchyard?sslmode=disable", MaxOpenConns: 32},
@@ -172,23 +175,25 @@ func TestLoadFullFile(t *testing.T) {
 			SecureCookies: "always"},
 		Providers: []Provider{
 			{
-				Name:      "local",
-				Type:      TypeOpenAICompatible,
-				BaseURL:   "http://vllm:8000/v1", // trailing slash trimmed
-				APIKeyEnv: "LOCAL_KEY",
-				APIKey:    "sk-local",
-				Timeout:   2 * time.Minute,
-				Headers:   map[string]string{"X-Team": "research"},
-				Functions: "translate",
-				Models:    []string{"meta-llama/Llama-3.1-8B-Instruct"},
+				Name:              "local",
+				Type:              TypeOpenAICompatible,
+				BaseURL:           "http://vllm:8000/v1", // trailing slash trimmed
+				APIKeyEnv:         "LOCAL_KEY",
+				APIKey:            "sk-local",
+				Timeout:           2 * time.Minute,
+				StreamIdleTimeout: 30 * time.Second,
+				Headers:           map[string]string{"X-Team": "research"},
+				Functions:         "translate",
+				Models:            []string{"meta-llama/Llama-3.1-8B-Instruct"},
 			},
 			{
-				Name:      "oa",
-				Type:      TypeOpenAI,
-				BaseURL:   DefaultBaseURLs[TypeOpenAI],
-				APIKey:    "sk-from-file",
-				Timeout:   10 * time.Minute,
-				Functions: "native",
+				Name:              "oa",
+				Type:              TypeOpenAI,
+				BaseURL:           DefaultBaseURLs[TypeOpenAI],
+				APIKey:            "sk-from-file",
+				Timeout:           10 * time.Minute,
+				StreamIdleTimeout: 2 * time.Minute,
+				Functions:         "native",
 			},
 		},
 	}
@@ -323,6 +328,7 @@ func TestLoadErrors(t *testing.T) {
 		{"zero duration where positive is needed", "auth:\n  change_poll_interval: 0s\n", nil, []string{"auth.change_poll_interval", "expected a positive duration"}, nil},
 		{"negative shutdown grace", "server:\n  shutdown_grace: -1s\n", nil, []string{"server.shutdown_grace", "zero or more"}, nil},
 		{"body limit too small", "server:\n  max_body_bytes: 10\n", nil, []string{"server.max_body_bytes", "at least 1024"}, nil},
+		{"bodies in flight below one body", "server:\n  max_body_bytes: 2048\n  max_body_bytes_in_flight: 2048\n", nil, []string{"server.max_body_bytes_in_flight", "at least 2049"}, nil},
 		{"no connections", "database:\n  max_open_conns: 0\n", nil, []string{"database.max_open_conns", "at least 1"}, nil},
 		{"negative cache size", "auth:\n  negative_cache_size: -1\n", nil, []string{"auth.negative_cache_size", "at least 1"}, nil},
 		{"listen without port", "server:\n  listen: localhost\n", nil, []string{"server.listen", "expected host:port"}, nil},
@@ -364,6 +370,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown provider type", "providers:\n  - type: bedrock\n", nil, []string{"providers[0].type", "expected one of", `"bedrock"`}, nil},
 		{"unknown provider key", "providers:\n  - type: openai\n    apikey: x\n", nil, []string{"line 3", "providers[0].apikey", "unknown key"}, nil},
 		{"provider header not a string", "providers:\n  - type: openai\n    headers:\n      X-A: [1]\n", nil, []string{"providers[0].headers.X-A", "expected a single string"}, nil},
+		{"negative stream idle timeout", "providers:\n  - type: openai\n    stream_idle_timeout: -1s\n", nil, []string{"providers[0].stream_idle_timeout", "expected a positive duration"}, nil},
 		{"model without id", "models:\n  add:\n    - family: x\n", nil, []string{"models.add[0].id", "expected a model ID"}, nil},
 		{"model bool not a bool", "models:\n  add:\n    - id: m\n      vision: yes\n", nil, []string{"models.add[0].vision", "expected true or false", `"yes"`}, nil},
 	}

@@ -64,6 +64,10 @@ type Provider struct {
 	// Timeout bounds one upstream call that is not a stream, and the wait
 	// for a stream's first byte. Default 10m.
 	Timeout time.Duration `yaml:"timeout"`
+	// StreamIdleTimeout bounds each wait for more of a stream that has
+	// started; past it the client's stream ends with an error event and
+	// the usage so far is recorded. Default 2m.
+	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
 	// Headers are sent with every upstream request (e.g.
 	// OpenAI-Organization).
 	Headers map[string]string `yaml:"headers"`
@@ -153,6 +157,9 @@ func fillProviderDefaults(c *Config) {
 		if p.Timeout == 0 {
 			p.Timeout = 10 * time.Minute
 		}
+		if p.StreamIdleTimeout == 0 {
+			p.StreamIdleTimeout = 2 * time.Minute
+		}
 		if p.Functions == "" {
 			p.Functions = "translate"
 			if p.Type == TypeOpenAI || p.Type == TypeMock {
@@ -190,6 +197,9 @@ func (c *Config) validateProviders() error {
 		}
 		if p.Timeout < 0 {
 			return fmt.Errorf("%s.timeout: expected a positive duration such as \"10m\"", key)
+		}
+		if p.StreamIdleTimeout < 0 {
+			return fmt.Errorf("%s.stream_idle_timeout: expected a positive duration such as \"2m\"", key)
 		}
 		if p.Functions != "native" && p.Functions != "translate" {
 			return fmt.Errorf("%s.functions: expected native or translate, got %q", key, p.Functions)

@@ -2,6 +2,7 @@ package fakeupstream
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -111,13 +112,13 @@ func (s *Server) chat(c *call) {
 		return
 	}
 	t := findTrigger(q.lastUser)
-	if t != "" && t != "midstream-error" {
+	if t != "" && !strings.HasPrefix(t, "midstream-") {
 		c.trigger(t, q.model)
 		return
 	}
 	a := s.chatAnswer(q)
 	if q.stream {
-		s.streamChat(c, q, a, t == "midstream-error")
+		s.streamChat(c, q, a, t)
 		return
 	}
 	b, err := json.Marshal(s.chatCompletion(q, a))

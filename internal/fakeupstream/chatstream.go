@@ -101,9 +101,11 @@ func appendCallHead(b []byte, index int, id, name string) []byte {
 }
 
 // streamChat streams a, interleaving the n choices step by step. With
-// midstream it stops after the role chunk and two more chunks with an error
-// event and no [DONE].
-func (s *Server) streamChat(c *call, q *chatRequest, a *answer, midstream bool) {
+// trigger midstream-error it stops after the role chunk and two more
+// chunks with an error event and no [DONE]; with midstream-hang it sends
+// nothing more until the client goes away.
+func (s *Server) streamChat(c *call, q *chatRequest, a *answer, trigger string) {
+	midstream := trigger == "midstream-error" || trigger == "midstream-hang"
 	k := newChunker(s.newID("chatcmpl-fake"), "chat.completion.chunk", q.model, q.tier, s.usageMode(q.usage))
 	ids := make([][]string, q.n)
 	for i := range ids {
@@ -129,8 +131,12 @@ func (s *Server) streamChat(c *call, q *chatRequest, a *answer, midstream bool) 
 			}
 		}
 	}
-	if midstream {
+	switch trigger {
+	case "midstream-error":
 		e.send(midstreamError)
+		return
+	case "midstream-hang":
+		<-c.r.Context().Done()
 		return
 	}
 	s.finishChat(e, k, q, a, c.reqID)

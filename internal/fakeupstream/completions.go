@@ -3,6 +3,7 @@ package fakeupstream
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -119,7 +120,7 @@ func (s *Server) completions(c *call) {
 		return
 	}
 	t := findTrigger(q.promptText())
-	if t != "" && t != "midstream-error" {
+	if t != "" && !strings.HasPrefix(t, "midstream-") {
 		c.trigger(t, q.model)
 		return
 	}

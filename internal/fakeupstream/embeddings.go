@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -147,7 +148,7 @@ func (s *Server) embeddings(c *call) {
 		c.fail(err)
 		return
 	}
-	if t := findTrigger(q.inputs[0].text); t != "" && t != "midstream-error" {
+	if t := findTrigger(q.inputs[0].text); t != "" && !strings.HasPrefix(t, "midstream-") {
 		c.trigger(t, q.model)
 		return
 	}

@@ -13,6 +13,7 @@ var triggers = []string{
 	"error:400", "error:401", "error:403", "error:404", "error:429", "error:quota",
 	"error:500", "error:503", "error:529",
 	"midstream-error", // streams only: two chunks, then an error event and no [DONE]
+	"midstream-hang",  // chat streams only: two chunks, then nothing until the client goes away
 	"hang",            // send nothing until the client goes away
 	"close",           // drop the connection without a response
 }
@@ -40,7 +41,7 @@ func isTriggerByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == ':' || c == '-'
 }
 
-// trigger answers a request carrying trigger t (other than midstream-error).
+// trigger answers a request carrying trigger t (other than the midstream ones).
 func (c *call) trigger(t, model string) {
 	switch t {
 	case "hang":

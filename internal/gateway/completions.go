@@ -7,10 +7,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/provider"
@@ -54,19 +54,30 @@ func (g *Gateway) Complete(ctx context.Context, t route.Target, c *Call, prompts
 		return nil, errNoCapability(t.Provider, "chat")
 	}
 	resps := make([]*provider.Response, len(chats))
-	errs := make([]error, len(chats))
-	var wg sync.WaitGroup
+	calls, cctx := errgroup.WithContext(ctx)
+	calls.SetLimit(MaxPromptCalls)
 	for i, r := range chats {
-		wg.Go(func() { resps[i], errs[i] = ch.Chat(ctx, r) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err // the first failure, classified as the provider said
+		if cctx.Err() != nil {
+			break // a call failed: start no more
 		}
+		calls.Go(func() error {
+			var err error
+			resps[i], err = ch.Chat(cctx, r)
+			return err
+		})
+	}
+	// The first failure, classified as the provider said; it cancels the
+	// calls still running and those not started.
+	if err := calls.Wait(); err != nil {
+		return nil, err
 	}
 	return textCompletion(c.Model, resps)
 }
+
+// MaxPromptCalls bounds the upstream calls one legacy completion on a chat
+// model runs at once (one per prompt, up to 2,048 prompts), so a single
+// request cannot open thousands of upstream connections (issue 13).
+const MaxPromptCalls = 8
 
 // chatRequests translates a legacy completion into one chat request per
 // prompt, refusing what chat cannot express.

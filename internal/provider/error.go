@@ -96,6 +96,10 @@ func FromStatus(provider string, status int, header http.Header, body []byte) *E
 
 // FromTransport classifies an error from the HTTP client.
 func FromTransport(ctx context.Context, provider string, err error) *Error {
+	var classified *Error
+	if errors.As(err, &classified) { // where it happened (a stream gone idle)
+		return classified
+	}
 	e := &Error{Provider: provider, Err: err, Kind: KindUnavailable}
 	var ne net.Error
 	switch {

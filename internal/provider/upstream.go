@@ -3,8 +3,11 @@ package provider
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +27,10 @@ type Upstream struct {
 	Client  *http.Client
 	Header  http.Header   // sent with every request
 	Timeout time.Duration // a whole call, or a stream's wait for its headers
+	// IdleTimeout bounds the silence between reads of a started stream:
+	// past it the stream fails with ErrStreamIdle (a KindTimeout Error).
+	// 0: no bound.
+	IdleTimeout time.Duration
 	// Classify turns a non-200 answer into an error (default FromStatus).
 	Classify func(name string, status int, h http.Header, body []byte) error
 }
@@ -74,11 +81,13 @@ func (u *Upstream) Call(ctx context.Context, url string, body []byte, requestID 
 }
 
 // Open starts a stream. The timeout bounds only the wait for the response
-// headers; the stream then lasts as long as ctx. The returned cancel ends
+// headers; after them, each read of the body waits at most the idle
+// timeout, and the stream lasts as long as ctx. The returned cancel ends
 // the upstream request; call it when the stream is done.
 func (u *Upstream) Open(ctx context.Context, url string, body []byte, requestID string) (*http.Response, context.CancelFunc, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	timer := time.AfterFunc(u.Timeout, cancel)
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(nil) }
+	timer := time.AfterFunc(u.Timeout, func() { cancelCause(context.DeadlineExceeded) })
 	resp, err := u.Post(ctx, url, body, true, requestID)
 	if !timer.Stop() { // fired: no headers within the timeout
 		if err == nil {
@@ -91,5 +100,53 @@ func (u *Upstream) Open(ctx context.Context, url string, body []byte, requestID 
 		cancel()
 		return nil, nil, err
 	}
+	if u.IdleTimeout > 0 {
+		resp.Body = newIdleBody(resp.Body, u.Name, u.IdleTimeout, cancelCause)
+	}
 	return resp, cancel, nil
+}
+
+// ErrStreamIdle: a started stream sent nothing for its idle timeout.
+var ErrStreamIdle = errors.New("stream idle")
+
+// idleBody is a stream's body whose reads fail once one has waited the
+// idle timeout for bytes: a timer, armed while a read waits, cancels the
+// request. Time the gateway spends writing to a slow client is not
+// counted, and any bytes end the wait (Anthropic's pings too), so a model
+// that thinks long behind keep-alives is not cut; an upstream that goes
+// silent is (issue 13).
+type idleBody struct {
+	io.ReadCloser
+	name  string
+	idle  time.Duration
+	timer *time.Timer
+	fired atomic.Bool
+}
+
+func newIdleBody(body io.ReadCloser, name string, idle time.Duration, cancel context.CancelCauseFunc) *idleBody {
+	b := &idleBody{ReadCloser: body, name: name, idle: idle}
+	b.timer = time.AfterFunc(idle, func() {
+		b.fired.Store(true)
+		cancel(ErrStreamIdle)
+	})
+	b.timer.Stop()
+	return b
+}
+
+// Read reads the body, turning the failure the idle timer caused into a
+// KindTimeout Error wrapping ErrStreamIdle.
+func (b *idleBody) Read(p []byte) (int, error) {
+	b.timer.Reset(b.idle)
+	n, err := b.ReadCloser.Read(p)
+	b.timer.Stop()
+	if err != nil && b.fired.Load() {
+		err = &Error{Provider: b.name, Kind: KindTimeout, Err: fmt.Errorf("%w: nothing for %v", ErrStreamIdle, b.idle)}
+	}
+	return n, err
+}
+
+// Close stops the timer and closes the body.
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.ReadCloser.Close()
 }

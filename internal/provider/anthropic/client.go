@@ -16,6 +16,9 @@ type Options struct {
 	// Timeout bounds a call that is not a stream, and a stream's wait for
 	// its response headers. Default 10 minutes.
 	Timeout time.Duration
+	// StreamIdleTimeout bounds each wait for more of a started stream;
+	// past it the stream ends with a timeout error. 0: no bound.
+	StreamIdleTimeout time.Duration
 	// Transport defaults to provider.NewTransport().
 	Transport http.RoundTripper
 }
@@ -53,7 +56,7 @@ func New(opt Options) *Client {
 		h.Set("X-Api-Key", opt.APIKey)
 	}
 	return &Client{opt: opt, now: time.Now, up: provider.Upstream{
-		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, Classify: statusError,
+		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout, Classify: statusError,
 	}}
 }
 

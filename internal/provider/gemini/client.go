@@ -23,6 +23,9 @@ type Options struct {
 	// Timeout bounds a call that is not a stream, and a stream's wait for
 	// its response headers. Default 10 minutes.
 	Timeout time.Duration
+	// StreamIdleTimeout bounds each wait for more of a started stream;
+	// past it the stream ends with a timeout error. 0: no bound.
+	StreamIdleTimeout time.Duration
 	// Transport defaults to provider.NewTransport().
 	Transport http.RoundTripper
 }
@@ -69,7 +72,7 @@ func New(opt Options) *Client {
 		return statusError(name, status, hd, body)
 	}
 	return &Client{opt: opt, env: realEnv, up: provider.Upstream{
-		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, Classify: classify,
+		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout, Classify: classify,
 	}}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
 // translator turns Gemini answers to one request into OpenAI's shape.
@@ -46,12 +47,12 @@ func (t *translator) chatResponse(b []byte) ([]byte, provider.Usage, error) {
 		return nil, provider.Usage{}, badAnswer(t.name, errNotJSON)
 	}
 	var choices []choice
-	answer := &textCounter{}
+	answer := &tokens.Text{}
 	for _, c := range list(root.Get("candidates")) {
 		ch := t.candidate(c)
-		answer.add(ch.text)
+		answer.Add(ch.text)
 		for _, k := range ch.calls {
-			answer.add(k.args)
+			answer.Add(k.args)
 		}
 		choices = append(choices, ch)
 	}

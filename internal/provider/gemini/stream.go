@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/sse"
+	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
 // stream adapts a :streamGenerateContent?alt=sse body to provider.Stream:
@@ -26,7 +27,7 @@ type stream struct {
 	queue   [][]byte // chunks ready for the client
 	usage   usage
 	counted bool // usage is known (reported, or estimated at the end)
-	answer  textCounter
+	answer  tokens.Text
 	done    bool  // the upstream body ended well
 	err     error // sticky failure
 }
@@ -149,7 +150,7 @@ func (s *stream) candidate(c gjson.Result) error {
 
 func (s *stream) text(index int, st *choiceState, text string) {
 	s.role(index, st)
-	s.answer.add(text)
+	s.answer.Add(text)
 	s.chunk(index, appendField(nil, "content", text), "")
 }
 
@@ -160,7 +161,7 @@ func (s *stream) text(index int, st *choiceState, text string) {
 func (s *stream) call(index int, st *choiceState, c call) {
 	k := st.calls
 	st.calls++
-	s.answer.add(c.args)
+	s.answer.Add(c.args)
 	if s.t.oneCall && k > 0 {
 		return
 	}

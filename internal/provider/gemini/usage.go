@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -51,39 +50,14 @@ func appendUsage(b []byte, u usage) []byte {
 	return append(b, "}}"...)
 }
 
-// maxCountedText bounds the answer text kept for counting when Gemini
-// reports no usage; past it the count is extrapolated from the length.
-const maxCountedText = 1 << 20
-
-// textCounter keeps an answer's text for counting, up to a bound.
-type textCounter struct {
-	b     strings.Builder
-	extra int // bytes seen beyond the bound
-}
-
-func (t *textCounter) add(s string) {
-	room := maxCountedText - t.b.Len()
-	if len(s) > room {
-		t.b.WriteString(s[:max(room, 0)])
-		t.extra += len(s) - max(room, 0)
-		return
-	}
-	t.b.WriteString(s)
-}
-
 // estimate counts usage with the tokenizer, for an answer without
 // usageMetadata. It is flagged as an estimate.
-func estimate(r *provider.Request, answer *textCounter) usage {
-	var prompt strings.Builder
+func estimate(r *provider.Request, answer *tokens.Text) usage {
 	msgs := gjson.GetBytes(r.Body, "messages")
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		prompt.WriteString(m.Get("content").String())
-		prompt.WriteByte('\n')
-		return true
-	})
+	prompt, n := provider.PromptText(msgs)
 	var u usage
-	u.PromptTokens = tokens.Count(r.Model, prompt.String()) + 3 + 3*len(msgs.Array())
-	u.CompletionTokens = tokens.Count(r.Model, answer.b.String()) + answer.extra/4
+	u.PromptTokens = tokens.Count(r.Model, prompt) + 3 + 3*n
+	u.CompletionTokens = answer.Count(r.Model)
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	u.Estimated = true
 	return u

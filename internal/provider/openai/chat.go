@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/sse"
+	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
 // Chat answers a chat completion.
@@ -98,7 +99,7 @@ type stream struct {
 	gotUsage   bool // the upstream reported usage
 	sawCall    bool // a translated tool call went by
 	sentUsage  bool // a usage chunk went to the client
-	text       textCounter
+	text       tokens.Text
 	head       chunkHead // id, created, model of the last chunk
 	done       bool
 }
@@ -190,10 +191,10 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	}
 	if !s.gotUsage {
 		choices.ForEach(func(_, ch gjson.Result) bool {
-			s.text.add(ch.Get("delta.content").Str)
-			s.text.add(ch.Get("delta.tool_calls.0.function.arguments").Str)
-			s.text.add(ch.Get("delta.function_call.arguments").Str)
-			s.text.add(ch.Get("text").Str) // legacy completions
+			s.text.Add(ch.Get("delta.content").Str)
+			s.text.Add(ch.Get("delta.tool_calls.0.function.arguments").Str)
+			s.text.Add(ch.Get("delta.function_call.arguments").Str)
+			s.text.Add(ch.Get("text").Str) // legacy completions
 			return true
 		})
 	}

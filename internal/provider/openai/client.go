@@ -25,6 +25,9 @@ type Options struct {
 	// Timeout bounds a call that is not a stream, and a stream's wait for
 	// its response headers.
 	Timeout time.Duration
+	// StreamIdleTimeout bounds each wait for more of a started stream;
+	// past it the stream ends with a timeout error. 0: no bound.
+	StreamIdleTimeout time.Duration
 	// TranslateFunctions turns legacy functions into tools for hosts
 	// that only know tools, and the answers back.
 	TranslateFunctions bool
@@ -62,7 +65,7 @@ func New(opt Options) *Client {
 		h.Set(k, v)
 	}
 	return &Client{opt: opt, up: provider.Upstream{
-		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout,
+		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout,
 	}}
 }
 

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -10,52 +9,20 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
-// maxCountedText bounds the answer text kept for counting; past it the
-// count is extrapolated from the byte length, so memory stays bounded
-// whatever the stream's length.
-const maxCountedText = 1 << 20
-
-// textCounter keeps a stream's answer text for counting, up to a bound.
-type textCounter struct {
-	b     strings.Builder
-	extra int // bytes seen beyond the bound
-}
-
-func (t *textCounter) add(s string) {
-	if s == "" {
-		return
-	}
-	if room := maxCountedText - t.b.Len(); room < len(s) {
-		if room > 0 {
-			t.b.WriteString(s[:room])
-		}
-		t.extra += len(s) - max(room, 0)
-		return
-	}
-	t.b.WriteString(s)
-}
-
-func (t *textCounter) String() string { return t.b.String() }
-
 // estimate counts a request's usage with the tokenizer, for upstreams that
 // report none. It is flagged as an estimate.
-func estimate(r *provider.Request, answer *textCounter) provider.Usage {
-	var prompt strings.Builder
+func estimate(r *provider.Request, answer *tokens.Text) provider.Usage {
 	msgs := gjson.GetBytes(r.Body, "messages")
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		prompt.WriteString(m.Get("content").String())
-		prompt.WriteByte('\n')
-		return true
-	})
+	prompt, n := provider.PromptText(msgs)
 	if !msgs.Exists() {
-		prompt.WriteString(gjson.GetBytes(r.Body, "prompt").String())
+		prompt = gjson.GetBytes(r.Body, "prompt").String()
 	}
 	// OpenAI's chat format adds about 3 tokens per message and 3 to prime
 	// the answer.
-	overhead := 3 + 3*len(msgs.Array())
+	overhead := 3 + 3*n
 	u := provider.Usage{
-		PromptTokens:     tokens.Count(r.Model, prompt.String()) + overhead,
-		CompletionTokens: tokens.Count(r.Model, answer.String()) + answer.extra/4,
+		PromptTokens:     tokens.Count(r.Model, prompt) + overhead,
+		CompletionTokens: answer.Count(r.Model),
 		Estimated:        true,
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
@@ -71,16 +38,16 @@ func usageChunk(h chunkHead, u provider.Usage) []byte {
 }
 
 // answerText collects the text of a complete chat or text completion.
-func answerText(b []byte) *textCounter {
-	t := &textCounter{}
+func answerText(b []byte) *tokens.Text {
+	t := &tokens.Text{}
 	gjson.GetBytes(b, "choices").ForEach(func(_, ch gjson.Result) bool {
-		t.add(ch.Get("message.content").Str)
-		t.add(ch.Get("message.function_call.arguments").Str)
+		t.Add(ch.Get("message.content").Str)
+		t.Add(ch.Get("message.function_call.arguments").Str)
 		ch.Get("message.tool_calls").ForEach(func(_, tc gjson.Result) bool {
-			t.add(tc.Get("function.arguments").Str)
+			t.Add(tc.Get("function.arguments").Str)
 			return true
 		})
-		t.add(ch.Get("text").Str)
+		t.Add(ch.Get("text").Str)
 		return true
 	})
 	return t

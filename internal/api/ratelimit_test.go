@@ -1,0 +1,42 @@
+package api
+
+import (
+	"testing"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
+)
+
+// Issue 13: a legacy completion reserved n × max_tokens whatever its
+// number of prompts, though each prompt gets its own answers.
+func TestEstimateTokens(t *testing.T) {
+	h := &Handler{opt: Options{OutputAllowance: 1000}}
+	tests := []struct {
+		name     string
+		endpoint provider.Endpoint
+		body     string
+		wantOut  int64 // reserved beyond the prompt
+	}{
+		{"chat max_tokens", provider.EndpointChat, `{"max_tokens":100}`, 100},
+		{"chat n", provider.EndpointChat, `{"max_tokens":100,"n":3}`, 300},
+		{"chat default allowance", provider.EndpointChat, `{}`, 1000},
+		{"completion string", provider.EndpointCompletion, `{"prompt":"a","max_tokens":100}`, 100},
+		{"completion default", provider.EndpointCompletion, `{"prompt":"a"}`, gateway.DefaultCompletionMaxTokens},
+		{"completion token IDs", provider.EndpointCompletion, `{"prompt":[1,2,3],"max_tokens":100}`, 100},
+		{"completion prompts", provider.EndpointCompletion, `{"prompt":["a","b","c"],"max_tokens":100,"n":2}`, 600},
+		{"completion token prompts", provider.EndpointCompletion, `{"prompt":[[1],[2]],"max_tokens":100}`, 200},
+		{"completion best_of", provider.EndpointCompletion, `{"prompt":["a","b"],"max_tokens":100,"n":2,"best_of":5}`, 1000},
+		{"embedding", provider.EndpointEmbedding, `{"input":["a","b"]}`, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &gateway.Call{Endpoint: tt.endpoint, Body: []byte(tt.body)}
+			got := h.estimateTokens(c, route.Target{Model: &catalog.Model{}})
+			if want := int64(len(tt.body)/4+1) + tt.wantOut; got != want {
+				t.Errorf("estimateTokens = %d, want %d", got, want)
+			}
+		})
+	}
+}
