@@ -24,6 +24,7 @@ func (a *App) buildRedis() error {
 		return err
 	}
 	a.redis = redis.NewClient(opt)
+	a.redis.AddHook(deadline(cfg.Redis.Timeout))
 	a.breaker = limits.NewBreaker(limits.BreakerOptions{
 		Probe: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() },
 		Log:   a.log.With("fail_closed", cfg.Limits.FailClosed, "replicas", cfg.Limits.Replicas),
@@ -55,7 +56,33 @@ func redisOptions(cfg config.Redis) (*redis.Options, error) {
 		opt.MaxRetries = -1 // none
 	}
 	opt.DialerRetries = 1
+	// The deadline hook's context bounds the whole call, waiting for a
+	// pooled connection included, not each of its waits.
+	opt.ContextTimeoutEnabled = true
 	return opt, nil
+}
+
+// deadline is a client hook that gives each command and pipeline at most
+// d in all: with a frozen Redis, waiting for a pooled connection and then
+// reading from a new one would otherwise cost twice redis.timeout.
+type deadline time.Duration
+
+func (d deadline) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (d deadline) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		ctx, cancel := context.WithTimeout(ctx, time.Duration(d))
+		defer cancel()
+		return next(ctx, cmd)
+	}
+}
+
+func (d deadline) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		ctx, cancel := context.WithTimeout(ctx, time.Duration(d))
+		defer cancel()
+		return next(ctx, cmds)
+	}
 }
 
 // buildRates returns the rate limiter: in process, or Redis with a

@@ -104,7 +104,10 @@ func testRedisDeath(t *testing.T, fault func(*redisServer)) {
 	var urls []string
 	var gs []*gateway
 	for range deathReplicas {
-		g := startWith(t, db, env, func(c *config.Config) { c.Limits.Replicas = deathReplicas })
+		g := startWith(t, db, env, func(c *config.Config) {
+			c.Limits.Replicas = deathReplicas
+			c.Redis.Timeout = config.Default().Redis.Timeout
+		})
 		urls = append(urls, g.URL)
 		gs = append(gs, g)
 	}
@@ -140,8 +143,13 @@ func testRedisDeath(t *testing.T, fault func(*redisServer)) {
 			t.Errorf("replica %d: Redis stats %+v, want down, the outage counted", i, st)
 		}
 	}
-	if during.slowest > 500*time.Millisecond {
-		t.Errorf("with Redis down a request took %v (%d over 500 ms), want each under 500 ms", during.slowest, during.slow)
+	// A request that meets the outage waits for Redis at most
+	// redis.timeout (250 ms); the bound leaves room for a loaded machine
+	// (-race on two cores), whose own latency, seen with Redis up, counts
+	// twice. It used to be 2.7 s (killed) and 15 s (frozen).
+	bound := max(time.Second, 2*before.slowest)
+	if during.slowest > bound {
+		t.Errorf("with Redis down a request took %v (%d over 500 ms), want each under %v", during.slowest, during.slow, bound)
 	}
 }
 
