@@ -41,6 +41,7 @@ type App struct {
 	meter   *meter.Meter
 	spend   limits.Spend
 	redis   *redis.Client    // nil without SWITCHYARD_REDIS_URL
+	breaker *limits.Breaker  // whether Redis answers; nil without Redis
 	rates   *limits.Fallback // nil without Redis: Memory is used directly
 	alerts  *alerts.Observer
 	worker  *alerts.Worker
@@ -217,6 +218,9 @@ func (a *App) Run(ctx context.Context) error {
 	if rs, ok := a.spend.(*limits.RedisSpend); ok {
 		wg.Go(func() { rs.Run(bg) })
 	}
+	if a.breaker != nil {
+		wg.Go(func() { a.breaker.Run(bg) })
+	}
 	if a.alerts != nil {
 		wg.Go(func() { a.alerts.Run(bg) })
 		wg.Go(func() { a.worker.Run(bg) })
@@ -235,6 +239,9 @@ func (a *App) Run(ctx context.Context) error {
 	stopBG()
 	waitWatcher()
 	wg.Wait()
+	if st, ok := a.RedisStats(); ok && st.Outages > 0 {
+		a.log.Warn("redis outages while serving", "outages", st.Outages, "failed_calls", st.Failures, "up", st.Up)
+	}
 	return err
 }
 
@@ -242,12 +249,8 @@ func (a *App) Run(ctx context.Context) error {
 // when configured) and the meter that feeds it.
 func (a *App) buildMetering() error {
 	cfg := a.cfg
-	if cfg.Redis.URL != "" {
-		opt, err := redis.ParseURL(cfg.Redis.URL)
-		if err != nil {
-			return fmt.Errorf("redis.url: %w", err)
-		}
-		a.redis = redis.NewClient(opt)
+	if err := a.buildRedis(); err != nil {
+		return err
 	}
 	if !cfg.Metering.Enabled {
 		return nil
@@ -256,7 +259,7 @@ func (a *App) buildMetering() error {
 		return err
 	}
 	if a.redis != nil {
-		a.spend = limits.NewRedisSpend(a.redis, redisPrefix, a.store, a.alerts, a.log)
+		a.spend = limits.NewRedisSpend(a.redis, redisPrefix, a.store, a.alerts, a.breaker, a.log)
 	} else {
 		a.spend = limits.NewMemorySpend(a.store, a.alerts)
 	}
@@ -274,20 +277,6 @@ func (a *App) buildMetering() error {
 	}
 	a.meter = m
 	return nil
-}
-
-// redisPrefix starts every key Switchyard keeps in Redis.
-const redisPrefix = "switchyard:"
-
-// buildRates returns the rate limiter: in process, or Redis with a
-// per-process fallback while Redis is unreachable.
-func (a *App) buildRates() *limits.Rates {
-	mem := limits.NewMemory(nil)
-	if a.redis == nil {
-		return limits.NewRates(mem)
-	}
-	a.rates = limits.NewFallback(limits.NewRedis(a.redis, redisPrefix+"rl:"), mem, a.cfg.Limits.FailClosed, a.log)
-	return limits.NewRates(a.rates)
 }
 
 // buildAlerts makes the billing alert observer and delivery worker.

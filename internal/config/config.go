@@ -94,6 +94,13 @@ func (d Database) IsPostgres() bool {
 type Redis struct {
 	// URL is a redis:// URL. Default empty: limits are kept in process.
 	URL string `yaml:"url"`
+	// Timeout bounds each wait on Redis of a request: dialing, reading,
+	// writing and waiting for a pooled connection (unless the URL sets
+	// dial_timeout, read_timeout, write_timeout or pool_timeout). A
+	// request that meets an unreachable Redis waits at most about this
+	// long, once: later ones skip Redis until it answers again.
+	// Default 250ms.
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // Auth configures API key authentication.
@@ -209,6 +216,11 @@ type Limits struct {
 	// cannot be read, instead of serving them from per-process counters.
 	// Default false.
 	FailClosed bool `yaml:"fail_closed"`
+	// Replicas is how many gateway processes share the limits through
+	// Redis. While Redis is unreachable each enforces ceil(limit /
+	// Replicas) in its own memory, so that together they stay near the
+	// limit. Default 1.
+	Replicas int64 `yaml:"replicas"`
 	// KeyRPM and KeyTPM are each key's requests and tokens per minute
 	// unless the key has its own. Default 0 (unlimited).
 	KeyRPM int64 `yaml:"key_rpm"`
@@ -258,7 +270,8 @@ func Default() Config {
 		},
 		Log:    Log{Level: "info", Format: "json"},
 		Models: Models{Listing: "catalog"},
-		Limits: Limits{OutputAllowance: 1024},
+		Redis:  Redis{Timeout: 250 * time.Millisecond},
+		Limits: Limits{OutputAllowance: 1024, Replicas: 1},
 		Metering: Metering{
 			Enabled:       true,
 			BatchSize:     500,
@@ -288,6 +301,7 @@ func (c *Config) Validate() error {
 		{"database.url", databaseErr(c.Database.URL)},
 		{"database.max_open_conns", minInt(int64(c.Database.MaxOpenConns), 1)},
 		{"redis.url", redisErr(c.Redis.URL)},
+		{"redis.timeout", positive(c.Redis.Timeout)},
 		{"auth.last_used_interval", positive(c.Auth.LastUsedInterval)},
 		{"auth.change_poll_interval", positive(c.Auth.ChangePollInterval)},
 		{"auth.negative_cache_size", minInt(int64(c.Auth.NegativeCacheSize), 1)},
@@ -299,6 +313,7 @@ func (c *Config) Validate() error {
 		{"limits.account_rpm", minInt(c.Limits.AccountRPM, 0)},
 		{"limits.account_tpm", minInt(c.Limits.AccountTPM, 0)},
 		{"limits.output_allowance", minInt(c.Limits.OutputAllowance, 1)},
+		{"limits.replicas", minInt(c.Limits.Replicas, 1)},
 		{"alerts.webhook_allowed_networks", prefixesErr(c.Alerts.WebhookAllowedNetworks)},
 		{"alerts.smtp.port", portErr(c.Alerts.SMTP.Port)},
 		{"alerts.smtp.tls", oneOf(c.Alerts.SMTP.TLS, "", "starttls", "tls", "none")},

@@ -59,6 +59,7 @@ database:
   max_open_conns: 32
 redis:
   url: rediss://redis.internal:6380/1
+  timeout: 100ms
 auth:
   last_used_interval: 5m
   change_poll_interval: 500ms
@@ -99,6 +100,7 @@ alerts:
     tls: starttls
 limits:
   fail_closed: true
+  replicas: 3
   key_rpm: 60
   key_tpm: 10000
   account_rpm: 600
@@ -144,7 +146,7 @@ func TestLoadFullFile(t *testing.T) {
 		},
 		TLS:      TLS{CertFile: "/etc/switchyard/cert.pem", KeyFile: "/etc/switchyard/key.pem"},
 		Database: Database{URL: "postgres://switchyard@db:5432/switchyard?sslmode=disable", MaxOpenConns: 32},
-		Redis:    Redis{URL: "rediss://redis.internal:6380/1"},
+		Redis:    Redis{URL: "rediss://redis.internal:6380/1", Timeout: 100 * time.Millisecond},
 		Auth: Auth{
 			LastUsedInterval:   5 * time.Minute,
 			ChangePollInterval: 500 * time.Millisecond,
@@ -170,7 +172,7 @@ func TestLoadFullFile(t *testing.T) {
 			FlushInterval: 50 * time.Millisecond, QueueSize: 1000, MemoryLimit: 5000},
 		Alerts: Alerts{WebhookAllowedNetworks: []string{"10.20.0.0/16"}, SMTP: SMTP{Host: "mail.example.com", Port: 2525,
 			Username: "alerts", Password: "smtp-secret", From: "Switchyard <alerts@example.com>", TLS: "starttls"}},
-		Limits: Limits{FailClosed: true, KeyRPM: 60, KeyTPM: 10000, AccountRPM: 600, AccountTPM: 100000, OutputAllowance: 512},
+		Limits: Limits{FailClosed: true, Replicas: 3, KeyRPM: 60, KeyTPM: 10000, AccountRPM: 600, AccountTPM: 100000, OutputAllowance: 512},
 		Dashboard: Dashboard{Listen: "0.0.0.0:9091", AllowSignup: true, SessionTTL: 30 * time.Minute,
 			SecureCookies: "always"},
 		Providers: []Provider{
@@ -330,6 +332,8 @@ func TestLoadErrors(t *testing.T) {
 		{"body limit too small", "server:\n  max_body_bytes: 10\n", nil, []string{"server.max_body_bytes", "at least 1024"}, nil},
 		{"bodies in flight below one body", "server:\n  max_body_bytes: 2048\n  max_body_bytes_in_flight: 2048\n", nil, []string{"server.max_body_bytes_in_flight", "at least 2049"}, nil},
 		{"no connections", "database:\n  max_open_conns: 0\n", nil, []string{"database.max_open_conns", "at least 1"}, nil},
+		{"no replicas", "limits:\n  replicas: 0\n", nil, []string{"limits.replicas", "at least 1"}, nil},
+		{"zero redis timeout", "redis:\n  timeout: 0s\n", nil, []string{"redis.timeout", "expected a positive duration"}, nil},
 		{"negative cache size", "auth:\n  negative_cache_size: -1\n", nil, []string{"auth.negative_cache_size", "at least 1"}, nil},
 		{"listen without port", "server:\n  listen: localhost\n", nil, []string{"server.listen", "expected host:port"}, nil},
 		{"unknown log level", "log:\n  level: loud\n", nil, []string{"log.level", "expected one of debug, info, warn, error", `"loud"`}, nil},

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/backoff"
 )
 
 // Change is one row of the store's change feed.
@@ -81,32 +83,50 @@ func (w *Watcher) Start(ctx context.Context) (wait func(), err error) {
 	return wg.Wait, nil
 }
 
+// Wait before reading the feed again after a failed read (a connection
+// the database dropped, say): from a few milliseconds up to a second.
+const (
+	readRetryMin = 5 * time.Millisecond
+	readRetryMax = time.Second
+)
+
 func (w *Watcher) follow(ctx context.Context, seq int64, wake <-chan struct{}) {
 	t := time.NewTicker(w.safety)
 	defer t.Stop()
+	retry := backoff.Backoff{Min: readRetryMin, Max: readRetryMax}
+	var again <-chan time.Time // fires while the last read failed
+	failing := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
 		case <-t.C:
+		case <-again:
 		}
-		seq = w.read(ctx, seq)
+		var err error
+		seq, err = w.read(ctx, seq)
+		switch {
+		case err == nil:
+			again, failing = nil, false
+			retry.Reset()
+		case ctx.Err() != nil:
+			return
+		default:
+			if !failing {
+				w.log.Warn("read change feed", "err", err)
+			}
+			again, failing = time.After(retry.Next()), true
+		}
 	}
 }
 
 // read delivers the changes after seq and returns the new position.
-func (w *Watcher) read(ctx context.Context, seq int64) int64 {
+func (w *Watcher) read(ctx context.Context, seq int64) (int64, error) {
 	for {
 		changes, err := w.src.ChangesSince(ctx, seq)
-		if err != nil {
-			if ctx.Err() == nil {
-				w.log.Warn("read change feed", "err", err)
-			}
-			return seq
-		}
-		if len(changes) == 0 {
-			return seq
+		if err != nil || len(changes) == 0 {
+			return seq, err
 		}
 		w.mu.Lock()
 		handlers := w.handlers

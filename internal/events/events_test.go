@@ -2,6 +2,8 @@ package events
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 type fakeSource struct {
 	mu      sync.Mutex
 	changes []Change
+	fails   int // how many reads fail before the feed answers again
 	wake    chan<- struct{}
 	ready   chan struct{}
 }
@@ -37,6 +40,10 @@ func (f *fakeSource) LatestChange(context.Context) (int64, error) {
 func (f *fakeSource) ChangesSince(_ context.Context, seq int64) ([]Change, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.fails > 0 {
+		f.fails--
+		return nil, errors.New("connection reset")
+	}
 	return append([]Change(nil), f.changes[seq:]...), nil
 }
 
@@ -48,25 +55,35 @@ func (f *fakeSource) Signal(ctx context.Context, wake chan<- struct{}) {
 	<-ctx.Done()
 }
 
-func TestWatcherDeliversNewChangesOnce(t *testing.T) {
-	src := &fakeSource{ready: make(chan struct{})}
-	src.add(KindKey, "before-start") // not delivered: older than the watcher
-	w := NewWatcher(src, nil, time.Hour)
+// startWatcher runs a Watcher of src, with a safety read too rare to
+// matter, until t ends; it returns the changes delivered to the first
+// handler and passes them to the others too.
+func startWatcher(t *testing.T, src *fakeSource, more ...func(Change)) <-chan Change {
+	w := NewWatcher(src, slog.New(slog.DiscardHandler), time.Hour)
 	got := make(chan Change, 10)
 	w.Handle(func(c Change) { got <- c })
-	w.Handle(func(c Change) {
-		if c.Ref == "panics" {
-			panic("handler bug")
-		}
-	})
+	for _, h := range more {
+		w.Handle(h)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	wait, err := w.Start(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer wait()
-	defer cancel()
+	t.Cleanup(wait)
+	t.Cleanup(cancel)
 	<-src.ready
+	return got
+}
+
+func TestWatcherDeliversNewChangesOnce(t *testing.T) {
+	src := &fakeSource{ready: make(chan struct{})}
+	src.add(KindKey, "before-start") // not delivered: older than the watcher
+	got := startWatcher(t, src, func(c Change) {
+		if c.Ref == "panics" {
+			panic("handler bug")
+		}
+	})
 	src.add(KindKey, "a")
 	src.add(KindAccount, "panics")
 	src.add(KindKey, "b")
@@ -86,5 +103,26 @@ func TestWatcherDeliversNewChangesOnce(t *testing.T) {
 	case c := <-got:
 		t.Errorf("extra delivery %+v", c)
 	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// TestWatcherRetriesFailedRead: a read that fails after a wake (the
+// database dropped the pool's connections in a restart) is retried within
+// milliseconds, not at the next safety read (issue 13: it waited 5 s).
+func TestWatcherRetriesFailedRead(t *testing.T) {
+	src := &fakeSource{ready: make(chan struct{})}
+	got := startWatcher(t, src)
+	src.mu.Lock()
+	src.fails = 3
+	src.mu.Unlock()
+	start := time.Now()
+	src.add(KindKey, "revoked")
+	select {
+	case c := <-got:
+		if took := time.Since(start); c.Ref != "revoked" || took > time.Second {
+			t.Errorf("delivered %+v after %v, want \"revoked\" within a second", c, took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a change whose first reads failed was not delivered within 5 s")
 	}
 }

@@ -34,5 +34,6 @@
 // Limit times. Memory holds buckets in sharded maps under one small mutex
 // per shard; Redis runs each operation as one Lua script, atomic on the
 // server and timed by the server's clock, so replicas share one limit.
-// Fallback serves from Memory while Redis is unreachable.
+// Fallback serves from Memory, each process its share of every limit,
+// while a Breaker says Redis is unreachable.
 package limits

@@ -77,15 +77,17 @@ func (l *logRecorder) messages() []string {
 
 type fallbackRig struct {
 	f                  *limits.Fallback
+	b                  *limits.Breaker
 	primary, secondary *fake
-	clock              *clock
 	log                *logRecorder
 }
 
+// newFallbackRig returns a Fallback whose breaker probes the primary
+// only when a test calls Probe.
 func newFallbackRig(failClosed bool) *fallbackRig {
-	r := &fallbackRig{primary: &fake{id: 1}, secondary: &fake{id: 2}, clock: &clock{}, log: &logRecorder{}}
-	r.f = limits.NewFallback(r.primary, r.secondary, failClosed, slog.New(r.log))
-	limits.SetFallbackNow(r.f, r.clock.now)
+	r := &fallbackRig{primary: &fake{id: 1}, secondary: &fake{id: 2}, log: &logRecorder{}}
+	r.b = limits.NewBreaker(limits.BreakerOptions{Probe: r.primary.call, Log: slog.New(r.log)})
+	r.f = limits.NewFallback(r.primary, r.secondary, limits.FallbackOptions{Breaker: r.b, FailClosed: failClosed})
 	return r
 }
 
@@ -99,26 +101,31 @@ type outcome struct {
 	Down        bool
 }
 
-// do makes one call, an Adjust or a Take, and reports what happened.
-func (r *fallbackRig) do(ctx context.Context, adjust bool) outcome {
+// do makes one call, a probe, an Adjust or a Take, and reports what
+// happened.
+func (r *fallbackRig) do(ctx context.Context, call string) outcome {
 	p, s := r.primary.calls.Load(), r.secondary.calls.Load()
 	var err error
 	var dec limits.Decision
-	if adjust {
+	switch call {
+	case "probe":
+		r.b.Probe(ctx)
+	case "adjust":
 		err = r.f.Adjust(ctx, "k", backendRate, 1)
-	} else {
+	default:
 		dec, err = r.f.Take(ctx, "k", backendRate, 1)
 	}
+	st := r.b.Stats()
 	o := outcome{
 		Tried:       r.primary.calls.Load() > p,
 		Unavailable: errors.Is(err, limits.ErrUnavailable),
 		Cause:       errors.Is(err, errDown),
-		Failures:    r.f.Failures(),
-		Down:        r.f.Down(),
+		Failures:    st.Failures,
+		Down:        !st.Up,
 	}
 	switch {
-	case err != nil:
-	case !adjust:
+	case err != nil, call == "probe":
+	case call == "take":
 		o.Served = map[int64]string{1: "primary", 2: "secondary"}[dec.Limit]
 	case r.secondary.calls.Load() > s:
 		o.Served = "secondary"
@@ -128,12 +135,21 @@ func (r *fallbackRig) do(ctx context.Context, adjust bool) outcome {
 	return o
 }
 
+const (
+	warnDown = "WARN redis unreachable: limits served without it until it answers again"
+	warnUp   = "WARN redis answers again: limits shared through it"
+)
+
+// TestFallback: a failure of the primary switches to the secondary (or
+// refuses, fail-closed) and later calls skip the primary without trying
+// it (issue 13: each waited for its timeout); only the breaker's probe
+// tries it, and the first that succeeds switches back. Each switch is
+// logged at WARN.
 func TestFallback(t *testing.T) {
 	type step struct {
 		name    string
-		wait    time.Duration
-		primary error // what the primary returns from this step on
-		adjust  bool
+		call    string // "take", "adjust" or "probe"
+		primary error  // what the primary returns from this step on
 		want    outcome
 	}
 	for _, tc := range []struct {
@@ -143,40 +159,30 @@ func TestFallback(t *testing.T) {
 		logs       []string
 	}{
 		{"fail open", false, []step{
-			{"up", 0, nil, false, outcome{Tried: true, Served: "primary"}},
-			{"primary fails", 0, errDown, false, outcome{Tried: true, Served: "secondary", Failures: 1, Down: true}},
-			{"adjust while down", 0, errDown, true, outcome{Served: "secondary", Failures: 1, Down: true}},
-			{"not retried within a second", 999 * time.Millisecond, errDown, false, outcome{Served: "secondary", Failures: 1, Down: true}},
-			{"retried after a second", time.Millisecond, errDown, false, outcome{Tried: true, Served: "secondary", Failures: 2, Down: true}},
-			{"once a second", 0, errDown, true, outcome{Served: "secondary", Failures: 2, Down: true}},
-			{"adjust retries", time.Second, errDown, true, outcome{Tried: true, Served: "secondary", Failures: 3, Down: true}},
-			{"recovers", time.Second, nil, false, outcome{Tried: true, Served: "primary", Failures: 3}},
-			{"stays up", 0, nil, true, outcome{Tried: true, Served: "primary", Failures: 3}},
-			{"second outage", 0, errDown, true, outcome{Tried: true, Served: "secondary", Failures: 4, Down: true}},
-		}, []string{
-			"WARN rate limiter primary failed, serving from secondary",
-			"INFO rate limiter primary recovered",
-			"WARN rate limiter primary failed, serving from secondary",
-		}},
+			{"up", "take", nil, outcome{Tried: true, Served: "primary"}},
+			{"primary fails", "take", errDown, outcome{Tried: true, Served: "secondary", Failures: 1, Down: true}},
+			{"take skips the primary", "take", errDown, outcome{Served: "secondary", Failures: 1, Down: true}},
+			{"adjust skips the primary", "adjust", errDown, outcome{Served: "secondary", Failures: 1, Down: true}},
+			{"probe fails", "probe", errDown, outcome{Tried: true, Failures: 1, Down: true}},
+			{"still down", "take", nil, outcome{Served: "secondary", Failures: 1, Down: true}},
+			{"probe recovers", "probe", nil, outcome{Tried: true, Failures: 1}},
+			{"back on the primary", "adjust", nil, outcome{Tried: true, Served: "primary", Failures: 1}},
+			{"second outage", "adjust", errDown, outcome{Tried: true, Served: "secondary", Failures: 2, Down: true}},
+		}, []string{warnDown, warnUp, warnDown}},
 		{"fail closed", true, []step{
-			{"up", 0, nil, false, outcome{Tried: true, Served: "primary"}},
-			{"primary fails", 0, errDown, false, outcome{Tried: true, Unavailable: true, Cause: true, Failures: 1, Down: true}},
-			{"refused while down", 0, errDown, false, outcome{Unavailable: true, Failures: 1, Down: true}},
-			{"adjust refused while down", 999 * time.Millisecond, errDown, true, outcome{Unavailable: true, Failures: 1, Down: true}},
-			{"retried after a second", time.Millisecond, errDown, true, outcome{Tried: true, Unavailable: true, Cause: true, Failures: 2, Down: true}},
-			{"once a second", 0, errDown, false, outcome{Unavailable: true, Failures: 2, Down: true}},
-			{"recovers", time.Second, nil, false, outcome{Tried: true, Served: "primary", Failures: 2}},
-		}, []string{
-			"WARN rate limiter primary failed, refusing requests",
-			"INFO rate limiter primary recovered",
-		}},
+			{"up", "take", nil, outcome{Tried: true, Served: "primary"}},
+			{"primary fails", "take", errDown, outcome{Tried: true, Unavailable: true, Cause: true, Failures: 1, Down: true}},
+			{"refused while down", "take", errDown, outcome{Unavailable: true, Failures: 1, Down: true}},
+			{"adjust refused while down", "adjust", errDown, outcome{Unavailable: true, Failures: 1, Down: true}},
+			{"probe recovers", "probe", nil, outcome{Tried: true, Failures: 1}},
+			{"back on the primary", "take", nil, outcome{Tried: true, Served: "primary", Failures: 1}},
+		}, []string{warnDown, warnUp}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newFallbackRig(tc.failClosed)
 			for _, s := range tc.steps {
-				r.clock.advance(s.wait)
 				r.primary.fail(s.primary)
-				if diff := cmp.Diff(s.want, r.do(context.Background(), s.adjust)); diff != "" {
+				if diff := cmp.Diff(s.want, r.do(context.Background(), s.call)); diff != "" {
 					t.Fatalf("%s (-want +got):\n%s", s.name, diff)
 				}
 			}
@@ -210,39 +216,94 @@ func TestFallbackCallerErrors(t *testing.T) {
 					t.Errorf("Take with a cancelled context, primary failing with %v: %v", perr, err)
 				}
 			}
-			if r.f.Down() || r.f.Failures() != 0 || r.secondary.calls.Load() != 0 || len(r.log.messages()) != 0 {
-				t.Errorf("Down %v, Failures %d, secondary calls %d, logs %q; want none",
-					r.f.Down(), r.f.Failures(), r.secondary.calls.Load(), r.log.messages())
+			if st := r.b.Stats(); !st.Up || st.Failures != 0 || r.secondary.calls.Load() != 0 || len(r.log.messages()) != 0 {
+				t.Errorf("breaker %+v, secondary calls %d, logs %q; want none", st, r.secondary.calls.Load(), r.log.messages())
 			}
 		})
 	}
 }
 
-// TestFallbackRetryOnce has 64 callers arrive together when a retry is
-// due: only one of them tries the primary.
-func TestFallbackRetryOnce(t *testing.T) {
+// TestBreakerRun: while the breaker is open, 64 concurrent calls never
+// wait on the primary; Run's probe alone tries it, and the Fallback is
+// back on the primary soon after it answers.
+func TestBreakerRun(t *testing.T) {
 	r := newFallbackRig(false)
-	r.primary.fail(errDown)
-	r.do(context.Background(), false)
-	r.clock.advance(time.Second)
-	before := r.primary.calls.Load()
+	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	start := make(chan struct{})
+	wg.Go(func() { r.b.Run(ctx) })
+	defer wg.Wait()
+	defer cancel()
+	r.primary.fail(errDown)
+	r.do(context.Background(), "take")
+	// The probe may be running: count the calls of Takes only.
+	var calls sync.WaitGroup
+	before := r.secondary.calls.Load()
 	for range 64 {
-		wg.Go(func() {
-			<-start
+		calls.Go(func() {
 			if _, err := r.f.Take(context.Background(), "k", backendRate, 1); err != nil {
 				t.Error(err)
 			}
 		})
 	}
-	close(start)
-	wg.Wait()
-	if n := r.primary.calls.Load() - before; n != 1 {
-		t.Errorf("primary tried %d times, want 1", n)
+	calls.Wait()
+	if n := r.secondary.calls.Load() - before; n != 64 {
+		t.Errorf("%d of 64 calls served by the secondary while the primary is down", n)
 	}
-	if n := r.f.Failures(); n != 2 {
-		t.Errorf("Failures = %d, want 2", n)
+	r.primary.fail(nil)
+	for deadline := time.Now().Add(5 * time.Second); !r.b.Up(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the breaker did not close within 5 s of the primary answering")
+		}
+	}
+	if o := r.do(context.Background(), "take"); o.Served != "primary" {
+		t.Errorf("after recovery: %+v", o)
+	}
+	if st := r.b.Stats(); st.Outages != 1 || st.Failures != 1 {
+		t.Errorf("stats %+v, want one outage, one failure", st)
+	}
+}
+
+// TestFallbackShare: while the primary is down, a process enforces
+// ceil(limit / replicas) of each limit (at least 1), and a cost that fits
+// the limit but not the share passes on a full share and empties it.
+func TestFallbackShare(t *testing.T) {
+	rate := limits.Rate{Limit: 10, Period: time.Minute}
+	for _, tc := range []struct {
+		name     string
+		replicas int64
+		rate     limits.Rate
+		costs    []int64
+		want     []limits.Decision
+	}{
+		{"one replica keeps the limit", 1, rate, []int64{10, 1}, []limits.Decision{
+			allow(10, 0, time.Minute), refuse(10, 0, time.Minute, 6*time.Second)}},
+		{"three replicas: ceil(10/3) = 4", 3, rate, []int64{1, 1, 1, 1, 1}, []limits.Decision{
+			allow(4, 3, 15*time.Second), allow(4, 2, 30*time.Second), allow(4, 1, 45*time.Second),
+			allow(4, 0, time.Minute), refuse(4, 0, time.Minute, 15*time.Second)}},
+		{"at least 1", 20, rate, []int64{1, 1}, []limits.Decision{
+			allow(1, 0, time.Minute), refuse(1, 0, time.Minute, time.Minute)}},
+		{"a cost above the share empties it", 3, rate, []int64{8, 1}, []limits.Decision{
+			allow(4, 0, time.Minute), refuse(4, 0, time.Minute, 15*time.Second)}},
+		{"a cost above the limit is too large", 3, rate, []int64{11}, []limits.Decision{
+			{Limit: 4, Remaining: 4}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem, _ := newMemory()
+			b := limits.NewBreaker(limits.BreakerOptions{Probe: func(context.Context) error { return errDown }, Log: slog.New(slog.DiscardHandler)})
+			b.Fail(errDown)
+			f := limits.NewFallback(&fake{}, mem, limits.FallbackOptions{Breaker: b, Replicas: tc.replicas})
+			var got []limits.Decision
+			for _, c := range tc.costs {
+				d, err := f.Take(context.Background(), "k", tc.rate, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, d)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -254,7 +315,9 @@ func TestFallbackDeadRedis(t *testing.T) {
 		t.Run(fmt.Sprintf("failClosed=%v", failClosed), func(t *testing.T) {
 			log := &logRecorder{}
 			mem, _ := newMemory()
-			f := limits.NewFallback(limits.NewRedis(deadRedis(t), "sytest:"), mem, failClosed, slog.New(log))
+			c := deadRedis(t)
+			b := limits.NewBreaker(limits.BreakerOptions{Probe: func(ctx context.Context) error { return c.Ping(ctx).Err() }, Log: slog.New(log)})
+			f := limits.NewFallback(limits.NewRedis(c, "sytest:"), mem, limits.FallbackOptions{Breaker: b, FailClosed: failClosed})
 			d, err := f.Take(ctx, "k", backendRate, 1)
 			if failClosed {
 				var opErr *net.OpError
@@ -264,8 +327,8 @@ func TestFallbackDeadRedis(t *testing.T) {
 			} else if diff := cmp.Diff(allow(10, 9, time.Hour), d); err != nil || diff != "" {
 				t.Errorf("Take: err %v (-want +got):\n%s", err, diff)
 			}
-			if !f.Down() || f.Failures() != 1 || len(log.messages()) != 1 {
-				t.Errorf("Down %v, Failures %d, logs %q; want down after one failure, logged once", f.Down(), f.Failures(), log.messages())
+			if st := b.Stats(); st.Up || st.Failures != 1 || len(log.messages()) != 1 {
+				t.Errorf("breaker %+v, logs %q; want down after one failure, logged once", st, log.messages())
 			}
 		})
 	}

@@ -3,11 +3,11 @@ package limits
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,11 +46,11 @@ type RedisSpend struct {
 
 	dropped atomic.Int64 // additions dropped because the queue was full
 	failed  atomic.Int64 // additions that Redis refused
-	// downUntil (unix ns) is when Month may ask Redis again after a
-	// failure: while Redis is away, one request a second pays for the
-	// attempt instead of every request.
-	downUntil atomic.Int64
-	stale     map[string]struct{} // owned by Run: counters that missed additions
+	// b is open while Redis does not answer: Month fails at once instead
+	// of every request waiting for a timeout (issue 13).
+	b     *Breaker
+	ownsB bool                // Run runs b
+	stale map[string]struct{} // owned by Run: counters that missed additions
 }
 
 var _ Spend = (*RedisSpend)(nil)
@@ -61,13 +61,19 @@ type spendAdd struct {
 }
 
 // NewRedisSpend returns a Spend on c under prefix. Run must be running
-// for AddSpend to reach Redis.
-func NewRedisSpend(c redis.UniversalClient, prefix string, load SpendLoader, obs SpendObserver, log *slog.Logger) *RedisSpend {
+// for AddSpend to reach Redis. b is the breaker of c shared with the rate
+// limiter (see Fallback); when nil, the Spend has its own, run by Run.
+func NewRedisSpend(c redis.UniversalClient, prefix string, load SpendLoader, obs SpendObserver, b *Breaker, log *slog.Logger) *RedisSpend {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &RedisSpend{c: c, prefix: prefix, load: load, obs: obs, log: log,
+	s := &RedisSpend{c: c, prefix: prefix, load: load, obs: obs, log: log, b: b,
 		add: redis.NewScript(luaAddIfExists), adds: make(chan spendAdd, 65536), stale: map[string]struct{}{}}
+	if b == nil {
+		s.b = NewBreaker(BreakerOptions{Probe: func(ctx context.Context) error { return c.Ping(ctx).Err() }, Log: log})
+		s.ownsB = true
+	}
+	return s
 }
 
 func (s *RedisSpend) name(isKey bool, id, period string) string {
@@ -77,24 +83,30 @@ func (s *RedisSpend) name(isKey bool, id, period string) string {
 	return s.prefix + "spend:" + period + ":acct:" + id
 }
 
-// Month implements Spend.
+// Month implements Spend. While Redis is down it fails at once.
 func (s *RedisSpend) Month(ctx context.Context, accountID, keyID, period string) (usd.Amount, usd.Amount, error) {
-	now := time.Now().UnixNano()
-	if until := s.downUntil.Load(); now < until || until != 0 && !s.downUntil.CompareAndSwap(until, now+int64(time.Second)) {
-		return 0, 0, errRedisDown
+	if !s.b.Up() {
+		return 0, 0, ErrBackendDown
 	}
 	a, k, err := s.month(ctx, accountID, keyID, period)
-	switch {
-	case err == nil:
-		s.downUntil.Store(0)
-	case ctx.Err() == nil:
-		s.downUntil.Store(time.Now().Add(time.Second).UnixNano())
+	if err != nil && ctx.Err() == nil && isRedisErr(err) {
+		s.b.Fail(err)
 	}
 	return a, k, err
 }
 
-// errRedisDown is Month's answer while Redis is considered away.
-var errRedisDown = errors.New("limits: redis spend: unavailable, retried once a second")
+// isRedisErr reports whether err came from Redis (not from the database
+// that fills a missing counter).
+func isRedisErr(err error) bool {
+	var re *redisError
+	return errors.As(err, &re)
+}
+
+// redisError marks an error of a Redis call.
+type redisError struct{ err error }
+
+func (e *redisError) Error() string { return "limits: redis spend: " + e.err.Error() }
+func (e *redisError) Unwrap() error { return e.err }
 
 func (s *RedisSpend) month(ctx context.Context, accountID, keyID, period string) (usd.Amount, usd.Amount, error) {
 	names := []string{s.name(false, accountID, period)}
@@ -103,7 +115,7 @@ func (s *RedisSpend) month(ctx context.Context, accountID, keyID, period string)
 	}
 	vals, err := s.c.MGet(ctx, names...).Result()
 	if err != nil {
-		return 0, 0, fmt.Errorf("limits: redis spend: %w", err)
+		return 0, 0, &redisError{err}
 	}
 	if !loaded(vals) {
 		v, err, _ := s.flights.Do(strings.Join(names, "\x00"), func() (any, error) {
@@ -136,11 +148,11 @@ func (s *RedisSpend) fill(ctx context.Context, names []string, accountID, keyID,
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("limits: redis spend: %w", err)
+		return nil, &redisError{err}
 	}
 	got, err := s.c.MGet(ctx, names...).Result()
 	if err != nil {
-		return nil, fmt.Errorf("limits: redis spend: %w", err)
+		return nil, &redisError{err}
 	}
 	return got, nil
 }
@@ -173,8 +185,14 @@ func (s *RedisSpend) AddSpend(accountID, keyID, period string, cost usd.Amount) 
 // by Redis; the database keeps them, and affected counters are reloaded.
 func (s *RedisSpend) Dropped() int64 { return s.dropped.Load() + s.failed.Load() }
 
-// Run sends queued additions to Redis in pipelined batches until ctx ends.
+// Run sends queued additions to Redis in pipelined batches until ctx
+// ends, and runs the Spend's own breaker if it has one.
 func (s *RedisSpend) Run(ctx context.Context) {
+	if s.ownsB {
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() { s.b.Run(ctx) })
+	}
 	batch := make([]spendAdd, 0, 256)
 	for {
 		select {
@@ -220,6 +238,10 @@ func (s *RedisSpend) send(ctx context.Context, batch []spendAdd) {
 			sums[s.name(true, a.key, a.period)] += int64(a.cost)
 		}
 	}
+	if !s.b.Up() {
+		s.missed(len(batch), sums)
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	cmds := map[string]*redis.Cmd{}
@@ -230,11 +252,9 @@ func (s *RedisSpend) send(ctx context.Context, batch []spendAdd) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		s.failed.Add(int64(len(batch)))
-		for n := range sums {
-			if len(s.stale) < 100000 {
-				s.stale[n] = struct{}{}
-			}
+		s.missed(len(batch), sums)
+		if !errors.Is(err, context.Canceled) {
+			s.b.Fail(err)
 		}
 		s.log.Warn("redis spend: additions failed; counters will reload from the database", "err", err)
 		return
@@ -243,6 +263,17 @@ func (s *RedisSpend) send(ctx context.Context, batch []spendAdd) {
 	for n, a := range accounts {
 		if total, err := cmds[n].Int64(); err == nil && total >= 0 && s.obs != nil {
 			s.obs.Observe(a.account, a.period, usd.Amount(total))
+		}
+	}
+}
+
+// missed counts n additions that did not reach Redis and marks their
+// counters stale.
+func (s *RedisSpend) missed(n int, sums map[string]int64) {
+	s.failed.Add(int64(n))
+	for name := range sums {
+		if len(s.stale) < 100000 {
+			s.stale[name] = struct{}{}
 		}
 	}
 }

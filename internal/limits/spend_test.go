@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -141,7 +141,7 @@ func TestRedisSpend(t *testing.T) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	var spends []*limits.RedisSpend
 	testSpend(t, func(l limits.SpendLoader, o limits.SpendObserver) limits.Spend {
-		s := limits.NewRedisSpend(c, prefix, l, o, nil)
+		s := limits.NewRedisSpend(c, prefix, l, o, nil, nil)
 		spends = append(spends, s)
 		wg.Go(func() { s.Run(ctx) })
 		return s
@@ -157,7 +157,7 @@ func TestRedisSpendSharedByReplicas(t *testing.T) {
 	o := &observer{}
 	var reps []*limits.RedisSpend
 	for range 3 {
-		s := limits.NewRedisSpend(c, prefix, l, o, nil)
+		s := limits.NewRedisSpend(c, prefix, l, o, nil, nil)
 		wg.Go(func() { s.Run(ctx) })
 		if _, _, err := s.Month(ctx, "acct_r", "", "2026-11"); err != nil {
 			t.Fatal(err)
@@ -236,20 +236,24 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-// TestRedisSpendDown: with Redis away, one call a second pays for trying
-// it; the others fail at once.
+// TestRedisSpendDown: with Redis away, the first call opens the breaker
+// and the others fail at once, without trying Redis, until a probe finds
+// it back (issue 13: one call a second paid for trying it).
 func TestRedisSpendDown(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	defer c.Close()
-	s := limits.NewRedisSpend(c, "sytest:", &loader{}, nil, nil)
+	b := limits.NewBreaker(limits.BreakerOptions{Probe: func(ctx context.Context) error { return c.Ping(ctx).Err() }, Log: slog.New(slog.DiscardHandler)})
+	s := limits.NewRedisSpend(c, "sytest:", &loader{}, nil, b, nil)
 	ctx := context.Background()
-	if _, _, err := s.Month(ctx, "acct", "key", "2026-11"); err == nil {
-		t.Fatal("Month with Redis away succeeded")
+	if _, _, err := s.Month(ctx, "acct", "key", "2026-11"); err == nil || errors.Is(err, limits.ErrBackendDown) {
+		t.Fatalf("Month with Redis away: %v, want Redis's error", err)
 	}
-	// The next calls within the second do not try Redis.
 	for range 100 {
-		if _, _, err := s.Month(ctx, "acct", "key", "2026-11"); err == nil || !strings.Contains(err.Error(), "retried once a second") {
-			t.Fatalf("Month while down: %v", err)
+		if _, _, err := s.Month(ctx, "acct", "key", "2026-11"); !errors.Is(err, limits.ErrBackendDown) {
+			t.Fatalf("Month while down: %v, want ErrBackendDown", err)
 		}
+	}
+	if st := b.Stats(); st.Up || st.Failures != 1 || st.Outages != 1 {
+		t.Errorf("breaker %+v, want down after one failure", st)
 	}
 }

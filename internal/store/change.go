@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/switchyard-gw/switchyard/internal/backoff"
 	"github.com/switchyard-gw/switchyard/internal/events"
 )
 
@@ -127,47 +128,82 @@ func (s *Store) pollDataVersion(ctx context.Context, wake chan<- struct{}) {
 	}
 }
 
+// Reconnect waits of the LISTEN connection: from a few milliseconds, so
+// that a server back from a restart is heard again at once, to 50 ms, so
+// that a key revoked just as it comes back is refused within 100 ms
+// (issue 13). Attempts against a server that is down are cheap refused
+// connections; the outage is logged once, not per attempt.
+const (
+	listenRetryMin = 5 * time.Millisecond
+	listenRetryMax = 50 * time.Millisecond
+	// listenConnectTimeout bounds one connection attempt, so that a
+	// server that does not answer does not hold up the next one.
+	listenConnectTimeout = 5 * time.Second
+)
+
 // listen holds a dedicated connection that LISTENs on the store's channel,
-// reconnecting with backoff; after each (re)connect it wakes the reader
-// once so that nothing sent while disconnected is missed.
+// reconnecting with a jittered backoff; after each (re)connect it wakes
+// the reader once so that nothing sent while disconnected is missed.
 func (s *Store) listen(ctx context.Context, wake chan<- struct{}) {
-	backoff := 100 * time.Millisecond
+	retry := backoff.Backoff{Min: listenRetryMin, Max: listenRetryMax}
+	var lost time.Time // when the connection was lost; zero while listening
+	attempts := 0
 	for ctx.Err() == nil {
-		connected, err := s.listenOnce(ctx, wake)
+		conn, err := s.listenConn(ctx)
+		if err == nil {
+			if !lost.IsZero() {
+				s.log.Warn("listening for changes again", "after", time.Since(lost), "attempts", attempts)
+			}
+			lost, attempts = time.Time{}, 0
+			retry.Reset()
+			notify(wake)
+			err = waitNotifications(ctx, conn, wake)
+			closeConn(ctx, conn)
+		}
 		if ctx.Err() != nil {
 			return
 		}
-		if connected {
-			backoff = 100 * time.Millisecond
+		if lost.IsZero() {
+			lost = time.Now()
+			s.log.Warn("listen for changes: connection lost, reconnecting", "err", err)
 		}
-		s.log.Warn("listen for changes", "err", err, "retry_in", backoff)
+		attempts++
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(backoff):
+		case <-time.After(retry.Next()):
 		}
-		backoff = min(2*backoff, 5*time.Second)
 	}
 }
 
-func (s *Store) listenOnce(ctx context.Context, wake chan<- struct{}) (connected bool, err error) {
-	conn, err := pgx.Connect(ctx, s.url)
+// listenConn connects and LISTENs on the store's channel.
+func (s *Store) listenConn(ctx context.Context) (*pgx.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, listenConnectTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, s.url)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		conn.Close(closeCtx)
-	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+quoteIdent(s.channel)); err != nil {
-		return false, err
+	if _, err := conn.Exec(cctx, "LISTEN "+quoteIdent(s.channel)); err != nil {
+		closeConn(ctx, conn)
+		return nil, err
 	}
-	notify(wake)
+	return conn, nil
+}
+
+// waitNotifications wakes the reader on every notification until the
+// connection fails or ctx ends.
+func waitNotifications(ctx context.Context, conn *pgx.Conn, wake chan<- struct{}) error {
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return true, err
+			return err
 		}
 		notify(wake)
 	}
+}
+
+func closeConn(ctx context.Context, conn *pgx.Conn) {
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	conn.Close(closeCtx)
 }
