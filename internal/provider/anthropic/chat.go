@@ -91,7 +91,7 @@ func (s *stream) read() error {
 	return s.tr.event(ev.Event, ev.Data)
 }
 
-func (s *stream) Usage() provider.Usage { return s.tr.usage.provider() }
+func (s *stream) Usage() provider.Usage { return s.tr.usageSoFar() }
 
 // Close releases the upstream connection. After a complete stream the
 // rest of the body is read so the connection goes back to the pool.

@@ -26,6 +26,7 @@ func (t *translator) text(s string) {
 	if s == "" {
 		return
 	}
+	t.sent.Add(s)
 	d := append([]byte(`{"content":`), gjson.AppendJSONString(nil, s)...)
 	t.emit(append(d, '}'), "")
 }
@@ -33,6 +34,7 @@ func (t *translator) text(s string) {
 // toolHead sends the first fragment of tool call k: its id, type, name
 // and empty arguments; in the role chunk when the answer starts with it.
 func (t *translator) toolHead(k int, id, name string) {
+	t.sent.Add(name)
 	var call []byte
 	if t.legacy {
 		call = append([]byte(`"function_call":{"name":`), gjson.AppendJSONString(nil, name)...)
@@ -58,6 +60,7 @@ func (t *translator) toolHead(k int, id, name string) {
 
 // arguments sends a fragment of tool call k's arguments.
 func (t *translator) arguments(k int, s string) {
+	t.sent.Add(s)
 	var d []byte
 	if t.legacy {
 		d = []byte(`{"function_call":{"arguments":`)

@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
 // translator turns the events of one Anthropic stream into OpenAI
@@ -30,6 +31,11 @@ type translator struct {
 	finished bool   // the finish chunk went out
 	stopped  bool   // the stream is complete
 	out      [][]byte
+	// sent is the answer's text as sent to the client, and the thinking
+	// the gateway drops but the upstream bills: a stream cut before
+	// message_delta has only message_start's output count, so its record
+	// bills this instead.
+	sent tokens.Text
 }
 
 type blockKind uint8
@@ -115,6 +121,8 @@ func (t *translator) blockDelta(i int64, d gjson.Result) {
 		if s := d.Get("partial_json").Str; seen && b.kind == blockTool && s != "" {
 			t.arguments(b.tool, s)
 		}
+	case "thinking_delta":
+		t.sent.Add(d.Get("thinking").Str)
 	}
 }
 
@@ -139,6 +147,21 @@ func (t *translator) complete() {
 	if t.includeUsage {
 		t.out = append(t.out, t.usageChunk())
 	}
+}
+
+// usageSoFar is the stream's usage: the upstream's once message_delta has
+// given the final output count; before that (a cut stream) the larger of
+// what the upstream reported and the gateway's count of what was sent,
+// flagged as an estimate.
+func (t *translator) usageSoFar() provider.Usage {
+	u := t.usage.provider()
+	if t.finished {
+		return u
+	}
+	u.CompletionTokens = max(u.CompletionTokens, t.sent.Count(t.model))
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	u.Estimated = true
+	return u
 }
 
 // end is called at the end of the upstream body. A stream cut before its

@@ -252,8 +252,23 @@ func (s *stream) chunk(index int, delta []byte, finish string) {
 	s.queue = append(s.queue, append(b, '}'))
 }
 
-// Usage returns the usage known so far; complete after io.EOF.
-func (s *stream) Usage() provider.Usage { return s.usage.Usage }
+// Usage returns the usage known so far; complete after io.EOF. Before
+// Gemini has reported any (a client that went away, a shutdown) it is the
+// gateway's count of what was sent, flagged as an estimate, so that
+// partial usage is billed.
+func (s *stream) Usage() provider.Usage {
+	switch {
+	case s.done:
+		return s.usage.Usage
+	case !s.counted:
+		return estimate(s.t.r, &s.answer).Usage
+	}
+	u := s.usage.Usage // running counts, which may lag what was sent
+	if n := s.answer.Count(s.t.r.Model); n > u.CompletionTokens {
+		u.CompletionTokens, u.TotalTokens, u.Estimated = n, u.PromptTokens+n, true
+	}
+	return u
+}
 
 // Close releases the upstream connection. After a complete stream the
 // rest of the body is read so the connection can be reused.
