@@ -39,6 +39,9 @@ type tally struct {
 	model *catalog.Model // whose prices apply
 	rec   meter.Record
 	done  bool
+	// access is the request's access log record, given the record's
+	// status so that both say the same.
+	access *server.Record
 }
 
 func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally {
@@ -48,7 +51,7 @@ func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally
 	if start.IsZero() {
 		start = time.Now()
 	}
-	return &tally{h: h, model: t.Model, rec: meter.Record{
+	return &tally{h: h, model: t.Model, access: sr, rec: meter.Record{
 		ID: recordID(start), RequestID: sr.ID, Time: start,
 		AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: c.Endpoint.String(),
 		Model: c.Model, Provider: t.Provider.Name(), UpstreamModel: t.UpstreamID,
@@ -84,6 +87,7 @@ func (u *tally) finish(status int, us provider.Usage, errType string, cancelled 
 	u.done = true
 	r := &u.rec
 	r.Status, r.ErrorType, r.Cancelled = status, errType, cancelled
+	u.access.Status = status
 	r.PromptTokens, r.CompletionTokens = int64(us.PromptTokens), int64(us.CompletionTokens)
 	r.TotalTokens, r.CachedTokens, r.Estimated = int64(us.TotalTokens), int64(us.CachedTokens), us.Estimated
 	if r.TotalTokens == 0 {

@@ -160,6 +160,42 @@ func TestAccessLog(t *testing.T) {
 	}
 }
 
+// TestAccessLogSettledStatus checks that the access log says the status
+// the handler settled on, not the one written: issue 13, where a stream
+// the client abandoned was 200 in the log and 499 in its usage record.
+func TestAccessLogSettledStatus(t *testing.T) {
+	tests := []struct {
+		name    string
+		written int
+		settled int
+		want    float64
+	}{
+		{"abandoned stream", 200, 499, 499},
+		{"stream failed after it started", 200, 502, 502},
+		{"not settled", 201, 0, 201},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts, logs := testServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.written)
+				RecordFrom(r.Context()).Status = tt.settled
+			}), nil)
+			resp, err := ts.Client().Get(ts.URL + "/v1/x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			var line map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil {
+				t.Fatalf("log line %q: %v", logs, err)
+			}
+			if line["status"] != tt.want {
+				t.Errorf("logged status %v, want %v", line["status"], tt.want)
+			}
+		})
+	}
+}
+
 func TestBodyLimit(t *testing.T) {
 	ts, _ := testServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.ReadAll(r.Body); err != nil {
