@@ -246,6 +246,7 @@ func (a *App) buildMetering() error {
 			return fmt.Errorf("redis.url: %w", err)
 		}
 		a.redis = redis.NewClient(opt)
+		setRedisLogger(a.log)
 	}
 	if !cfg.Metering.Enabled {
 		return nil
