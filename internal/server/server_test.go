@@ -45,6 +45,16 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// logLine decodes the one JSON line logged.
+func logLine(t *testing.T, logs *syncBuffer) map[string]any {
+	t.Helper()
+	var line map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil {
+		t.Fatalf("log line %q: %v", logs, err)
+	}
+	return line
+}
+
 func testServer(t *testing.T, h http.Handler, mut func(*config.Server)) (*httptest.Server, *syncBuffer) {
 	t.Helper()
 	logs := &syncBuffer{}
@@ -143,10 +153,7 @@ func TestAccessLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	var line map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil {
-		t.Fatalf("log line %q: %v", logs, err)
-	}
+	line := logLine(t, logs)
 	for k, want := range map[string]any{"id": "trace-1", "route": "POST /v1/x", "model": "gpt-4o", "status": 404.0, "account": "acct_1"} {
 		if line[k] != want {
 			t.Errorf("log %s = %v, want %v", k, line[k], want)
@@ -185,12 +192,8 @@ func TestAccessLogSettledStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			var line map[string]any
-			if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil {
-				t.Fatalf("log line %q: %v", logs, err)
-			}
-			if line["status"] != tt.want {
-				t.Errorf("logged status %v, want %v", line["status"], tt.want)
+			if got := logLine(t, logs)["status"]; got != tt.want {
+				t.Errorf("logged status %v, want %v", got, tt.want)
 			}
 		})
 	}
