@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/server"
 )
 
 // maxHeld bounds the sign-ins held by the throttle at once, across every
@@ -41,7 +43,11 @@ func (d *Dashboard) admitAttempt(w http.ResponseWriter, r *http.Request, email, 
 		return false
 	}
 	defer func() { <-d.held }()
-	return d.sleep(r.Context(), hold) == nil
+	if err := d.sleep(r.Context(), hold); err != nil {
+		server.RecordFrom(r.Context()).Status = 499 // the client left: nothing to answer
+		return false
+	}
+	return true
 }
 
 // sleep waits d, or less when ctx ends (its error then).

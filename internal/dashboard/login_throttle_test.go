@@ -119,3 +119,18 @@ func TestLoginHoldBounded(t *testing.T) {
 	close(release)
 	wantRedirect(t, "the held one", <-held, "/dashboard")
 }
+
+// TestLoginHoldClientGone checks that a held sign-in whose client left is
+// not checked, nor signed in.
+func TestLoginHoldClientGone(t *testing.T) {
+	h := newHarness(t, storetest.Backends(t)[0], func(o *dashboard.Options) {
+		o.Sleep = func(ctx context.Context, d time.Duration) error { return context.Canceled }
+	})
+	dashboard.SetThrottlesForTest(h.D, 1, 100)
+	h.account(t, "owner@example.com")
+	wantStatus(t, "first", h.browser(t).login("owner@example.com", "wrong password"), http.StatusUnauthorized)
+	br := h.browser(t)
+	if r := br.login("owner@example.com", testPassword); r.StatusCode == http.StatusSeeOther || br.cookie("switchyard_session") != "" {
+		t.Errorf("signed in although the client left while held: %d", r.StatusCode)
+	}
+}
