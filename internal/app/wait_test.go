@@ -1,0 +1,44 @@
+package app_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/events"
+)
+
+// waitFor polls cond until it holds, and fails t when timeout passes
+// first, naming what it waited for. Tests wait with it, never with a bare
+// sleep (issue 13).
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting after %v: %s", timeout, what)
+		}
+		<-tick.C
+	}
+}
+
+// followChanges notes the position of the change feed that g's app has
+// applied, for waitApplied.
+func (g *gateway) followChanges() {
+	g.applied = new(atomic.Int64)
+	g.App.HandleChangesForTest(func(c events.Change) { g.applied.Store(c.Seq) })
+}
+
+// waitApplied waits until g's app has applied every change stored so far
+// (a limit set, a rule added): its caches then hold them.
+func (g *gateway) waitApplied(t testing.TB) {
+	t.Helper()
+	latest, err := g.Store.LatestChange(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the change feed reaches the server", func() bool { return g.applied.Load() >= latest })
+}
