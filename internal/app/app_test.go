@@ -78,7 +78,7 @@ func startWith(t testing.TB, dbURL string, env map[string]string, mut func(*conf
 		a.Close()
 	})
 	g := &gateway{URL: "http://" + addr.String(), Store: a.Store(), App: a}
-	g.followChanges()
+	g.followChanges(t)
 	return g
 }
 
