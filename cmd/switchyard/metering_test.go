@@ -149,6 +149,17 @@ func TestAlertsCommands(t *testing.T) {
 	if code, stderr := runStatus(t, dir, db, "alerts", "remove", "--account", owner, rules[0].ID); code != 1 || !strings.Contains(stderr, "not found") {
 		t.Errorf("removing twice: exit %d, %s", code, stderr)
 	}
+
+	// A webhook URL's user information is a credential: never printed
+	// (issue 13). The dashboard shows owners their own URLs.
+	out = run(t, dir, db, "", "alerts", "add", "--account", owner, "--threshold-usd", "75", "--webhook", "https://bot:s3cret@hooks.example.com/b?x=1")
+	table := run(t, dir, db, "", "alerts", "list", "--account", owner)
+	asJSON := run(t, dir, db, "", "alerts", "list", "--account", owner, "--json")
+	for what, got := range map[string]string{"alerts add": out, "alerts list": table, "alerts list --json": asJSON} {
+		if strings.Contains(got, "s3cret") || strings.Contains(got, "bot") || !strings.Contains(got, "https://redacted@hooks.example.com/b?x=1") {
+			t.Errorf("%s printed the webhook's credentials, or not its masked URL:\n%s", what, got)
+		}
+	}
 }
 
 // usageFixture stores records straight into the database the CLI uses and

@@ -113,7 +113,7 @@ func (m *Mailer) compose(c Claim) (message, error) {
 	}
 	to, err := address(c.Delivery.Target)
 	if err != nil {
-		return message{}, permanent(err)
+		return message{}, permanent(classed("invalid email address", err))
 	}
 	return message{from: from, to: to, date: m.opt.Now(), messageID: messageID(c, from), ev: c.Event}, nil
 }
@@ -164,7 +164,7 @@ func (m *Mailer) secure(cl *smtp.Client) error {
 				return fmt.Errorf("starttls: %w", err)
 			}
 		} else if m.cfg.Username != "" {
-			return errors.New("server does not offer STARTTLS, which authentication requires")
+			return classed("SMTP server offers no STARTTLS", errors.New("server does not offer STARTTLS, which authentication requires"))
 		}
 	}
 	if m.cfg.Username == "" {

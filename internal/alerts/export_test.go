@@ -19,3 +19,6 @@ func (o *Observer) Pass(ctx context.Context) { o.pass(ctx) }
 func CheckAddress(allowPrivate bool, allowed []netip.Prefix, ip netip.Addr) error {
 	return guard{allowPrivate: allowPrivate, allowed: allowed}.check(ip)
 }
+
+// ErrorClass is what owners see of a delivery error.
+func ErrorClass(err error) string { return errorClass(err) }

@@ -18,7 +18,8 @@ type refusedError struct {
 }
 
 func (e *refusedError) Error() string {
-	return fmt.Sprintf("address %s is %s, and webhooks may reach only public addresses unless AllowPrivate or AllowedNetworks permit it", e.addr, e.kind)
+	return fmt.Sprintf("address %s is %s, and webhooks may reach only public addresses "+
+		"unless alerts.webhook_allow_private or alerts.webhook_allowed_networks permit it", e.addr, e.kind)
 }
 
 func (e *refusedError) Is(target error) bool { return target == ErrAddressRefused }
@@ -29,6 +30,10 @@ var (
 	thisNet    = netip.MustParsePrefix("0.0.0.0/8")
 	broadcast  = netip.MustParsePrefix("255.255.255.255/32")
 	siteLocal6 = netip.MustParsePrefix("fec0::/10")
+	// NAT64 prefixes (RFC 6052, RFC 8215): a gateway translates them to
+	// the IPv4 address they embed, which may be the gateway's own network.
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
 )
 
 // guard decides which addresses webhooks may connect to. Webhook URLs come
@@ -75,6 +80,8 @@ func restricted(ip netip.Addr) string {
 		return "multicast or broadcast"
 	case cgnat.Contains(ip):
 		return "shared (CGNAT)"
+	case nat64.Contains(ip), nat64Local.Contains(ip):
+		return "NAT64 (translated to IPv4)"
 	}
 	return ""
 }

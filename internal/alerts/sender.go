@@ -17,10 +17,9 @@ type Sender interface {
 var ErrPermanent = errors.New("permanent delivery failure")
 
 // errSMTPNotConfigured fails email deliveries when no SMTP server is set.
-var errSMTPNotConfigured = permanent(errors.New("SMTP is not configured"))
+var errSMTPNotConfigured = permanent(classed("SMTP is not configured", errors.New("SMTP is not configured")))
 
-// permanentError marks err as permanent without changing its message,
-// which is what the delivery's LastError shows.
+// permanentError marks err as permanent without changing its message.
 type permanentError struct{ err error }
 
 func (e *permanentError) Error() string        { return e.err.Error() }

@@ -123,12 +123,12 @@ func (w *Webhook) Send(ctx context.Context, c Claim) error {
 func (w *Webhook) request(ctx context.Context, c Claim) (*http.Request, error) {
 	u, err := url.Parse(c.Delivery.Target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, permanent(fmt.Errorf("webhook URL %q is not an http(s) URL", c.Delivery.Target))
+		return nil, permanent(classed("invalid webhook URL", fmt.Errorf("webhook URL %q is not an http(s) URL", c.Delivery.Target)))
 	}
 	body := WebhookBody(c.Event)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return nil, permanent(fmt.Errorf("webhook request: %w", err))
+		return nil, permanent(classed("invalid webhook URL", fmt.Errorf("webhook request: %w", err)))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Switchyard-Webhook/1")
@@ -139,18 +139,20 @@ func (w *Webhook) request(ctx context.Context, c Claim) (*http.Request, error) {
 	return req, nil
 }
 
-// statusError classifies a receiver's answer.
+// statusError classifies a receiver's answer; owners see "HTTP <code>".
 func statusError(resp *http.Response) error {
 	code := resp.StatusCode
+	class := "HTTP " + strconv.Itoa(code)
 	switch {
 	case code >= 200 && code < 300:
 		return nil
 	case code >= 300 && code < 400:
-		return permanent(fmt.Errorf("webhook answered %s (redirects are not followed)", statusText(resp)))
+		return permanent(classed(class+" (redirects are not followed)",
+			fmt.Errorf("webhook answered %s (redirects are not followed)", statusText(resp))))
 	case code == http.StatusRequestTimeout, code == http.StatusTooManyRequests, code >= 500:
-		return fmt.Errorf("webhook answered %s", statusText(resp))
+		return classed(class, fmt.Errorf("webhook answered %s", statusText(resp)))
 	}
-	return permanent(fmt.Errorf("webhook answered %s", statusText(resp)))
+	return permanent(classed(class, fmt.Errorf("webhook answered %s", statusText(resp))))
 }
 
 func statusText(resp *http.Response) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -74,6 +75,10 @@ type webhookRig struct {
 }
 
 func newWebhookRig(t *testing.T, url string, wopts alerts.WebhookOptions) *webhookRig {
+	return newWebhookRigLog(t, url, wopts, quiet)
+}
+
+func newWebhookRigLog(t *testing.T, url string, wopts alerts.WebhookOptions, log *slog.Logger) *webhookRig {
 	st, clk := newFakeStore(), newClock()
 	rule := alerts.Rule{ID: "rule_a", AccountID: "acct_1", Threshold: dollars(50), WebhookURL: url, WebhookSecret: "whsec_test"}
 	st.addRule(rule)
@@ -85,7 +90,7 @@ func newWebhookRig(t *testing.T, url string, wopts alerts.WebhookOptions) *webho
 	wopts.Now = clk.Now
 	wh := alerts.NewWebhook(wopts)
 	t.Cleanup(wh.CloseIdleConnections)
-	w := alerts.NewWorker(st, alerts.WorkerOptions{Webhook: wh, Now: clk.Now, Log: quiet})
+	w := alerts.NewWorker(st, alerts.WorkerOptions{Webhook: wh, Now: clk.Now, Log: log})
 	return &webhookRig{st: st, clk: clk, w: w, ev: ev}
 }
 
@@ -257,7 +262,7 @@ func TestWebhookGuardRefusesLoopback(t *testing.T) {
 		rig := newWebhookRig(t, url, alerts.WebhookOptions{})
 		rig.w.Poll(t.Context())
 		d := rig.st.only(t)
-		if d.Status != alerts.StatusFailed || d.Attempts != 1 || !strings.Contains(d.LastError, "loopback") {
+		if d.Status != alerts.StatusFailed || d.Attempts != 1 || d.LastError != "address not allowed: webhooks reach only public addresses" {
 			t.Errorf("%s: delivery %+v, want failed at once by the guard", url, d)
 		}
 	}
@@ -305,6 +310,13 @@ func TestGuard(t *testing.T) {
 		{"::ffff:10.0.0.1", nil, false},
 		{"::ffff:127.0.0.1", nil, false},
 		{"::ffff:169.254.169.254", nil, false},
+		{"64:ff9b::7f00:1", nil, false},    // NAT64 of 127.0.0.1 (issue 13)
+		{"64:ff9b::a9fe:a9fe", nil, false}, // NAT64 of 169.254.169.254
+		{"64:ff9b::808:808", nil, false},   // NAT64 of 8.8.8.8: still translated by a gateway
+		{"64:ff9b:1::a00:1", nil, false},   // local-use NAT64
+		{"64:ff9b:1:ffff::1", nil, false},
+		{"64:ff9b::7f00:1", []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96")}, true},
+		{"64:ff9c::1", nil, true},
 		{"8.8.8.8", nil, true},
 		{"1.1.1.1", nil, true},
 		{"100.63.255.255", nil, true},
@@ -325,6 +337,11 @@ func TestGuard(t *testing.T) {
 			}
 			if err != nil && !errors.Is(err, alerts.ErrAddressRefused) {
 				t.Errorf("error %v does not match ErrAddressRefused", err)
+			}
+			// The operator reads the refusal: it names the config keys
+			// (issue 13), not Go fields.
+			if err != nil && (!strings.Contains(err.Error(), "alerts.webhook_allowed_networks") || strings.Contains(err.Error(), "AllowPrivate")) {
+				t.Errorf("error %q does not name the config keys", err)
 			}
 			if err := alerts.CheckAddress(true, nil, netip.MustParseAddr(tt.addr)); err != nil {
 				t.Errorf("AllowPrivate: %v", err)

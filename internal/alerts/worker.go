@@ -149,7 +149,7 @@ func (w *Worker) deliver(ctx context.Context, c Claim) {
 		w.opt.Log.Error("record alert delivery", "delivery_id", d.ID, "status", d.Status, "err", ferr)
 		return
 	}
-	w.logOutcome(c, d)
+	w.logOutcome(c, d, err)
 }
 
 // send picks c's channel's sender and runs it, turning a panic into an
@@ -157,7 +157,7 @@ func (w *Worker) deliver(ctx context.Context, c Claim) {
 func (w *Worker) send(ctx context.Context, c Claim) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s sender panicked: %v", c.Delivery.Channel, r)
+			err = classed("delivery failed", fmt.Errorf("%s sender panicked: %v", c.Delivery.Channel, r))
 		}
 	}()
 	switch c.Delivery.Channel {
@@ -169,7 +169,7 @@ func (w *Worker) send(ctx context.Context, c Claim) (err error) {
 		}
 		return w.opt.Email.Send(ctx, c)
 	}
-	return permanent(fmt.Errorf("unknown delivery channel %q", c.Delivery.Channel))
+	return permanent(classed("unknown channel", fmt.Errorf("unknown delivery channel %q", c.Delivery.Channel)))
 }
 
 // outcome is d after an attempt that returned err.
@@ -180,9 +180,9 @@ func (w *Worker) outcome(d Delivery, err error) Delivery {
 	case err == nil:
 		d.Status, d.DeliveredAt, d.LastError = StatusDelivered, now, ""
 	case errors.Is(err, ErrPermanent) || d.Attempts >= w.opt.MaxAttempts:
-		d.Status, d.LastError = StatusFailed, err.Error()
+		d.Status, d.LastError = StatusFailed, errorClass(err)
 	default:
-		d.Status, d.LastError = StatusPending, err.Error()
+		d.Status, d.LastError = StatusPending, errorClass(err)
 		d.NextAttemptAt = now.Add(w.backoff(d.Attempts))
 	}
 	return d
@@ -197,15 +197,17 @@ func (w *Worker) backoff(n int) time.Duration {
 	return min(d, w.opt.BackoffMax)
 }
 
-func (w *Worker) logOutcome(c Claim, d Delivery) {
+// logOutcome logs d for the operator, with the whole error where the
+// owner's LastError has only its class.
+func (w *Worker) logOutcome(c Claim, d Delivery, err error) {
 	attrs := []any{"delivery_id", d.ID, "event_id", c.Event.ID, "account_id", c.Event.AccountID,
 		"channel", d.Channel, "attempts", d.Attempts}
 	switch d.Status {
 	case StatusDelivered:
 		w.opt.Log.Info("alert delivered", attrs...)
 	case StatusFailed:
-		w.opt.Log.Warn("alert delivery failed", append(attrs, "err", d.LastError)...)
+		w.opt.Log.Warn("alert delivery failed", append(attrs, "err", err)...)
 	default:
-		w.opt.Log.Warn("alert delivery will be retried", append(attrs, "err", d.LastError, "next_attempt_at", d.NextAttemptAt)...)
+		w.opt.Log.Warn("alert delivery will be retried", append(attrs, "err", err, "next_attempt_at", d.NextAttemptAt)...)
 	}
 }

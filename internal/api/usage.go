@@ -43,6 +43,9 @@ type tally struct {
 	model *catalog.Model // whose prices apply
 	rec   meter.Record
 	done  bool
+	// access is the request's access log record, given the record's
+	// status so that both say the same.
+	access *server.Record
 
 	// A stream's progress: chunks sent, the prompt's size guessed from
 	// the body (counting it would be too slow here), and when it was last
@@ -62,7 +65,7 @@ func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally
 	if start.IsZero() {
 		start = time.Now()
 	}
-	return &tally{h: h, model: t.Model, prompt: int64(len(c.Body)/4 + 1), rec: meter.Record{
+	return &tally{h: h, model: t.Model, access: sr, prompt: int64(len(c.Body)/4 + 1), rec: meter.Record{
 		ID: recordID(start), RequestID: sr.ID, Time: start,
 		AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: c.Endpoint.String(),
 		Model: c.Model, Provider: t.Provider.Name(), UpstreamModel: t.UpstreamID,
@@ -110,6 +113,7 @@ func (u *tally) finish(status int, us provider.Usage, errType string, cancelled 
 		return
 	}
 	u.done = true
+	u.access.Status = status
 	u.fill(&u.rec, status, us, errType, cancelled)
 	if u.h.opt.Meter != nil {
 		u.h.opt.Meter.Record(&u.rec)

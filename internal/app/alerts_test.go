@@ -145,7 +145,8 @@ func testAlertOnce(t *testing.T, gs []*gateway, hook *hookReceiver, mail *mailRe
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // the rules reach every replica's cache
+	// Nothing to wait for: no replica has served the account yet, so none
+	// has its rules cached; each loads them on its first request.
 	hdr := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	var wg sync.WaitGroup
 	for i := range 40 {
@@ -157,11 +158,10 @@ func testAlertOnce(t *testing.T, gs []*gateway, hook *hookReceiver, mail *mailRe
 		})
 	}
 	wg.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for (hook.count() < 1 || mail.count() < 1) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(1500 * time.Millisecond) // time for a duplicate to show up, if any
+	waitFor(t, 10*time.Second, "a webhook and an email", func() bool { return hook.count() >= 1 && mail.count() >= 1 })
+	// Nothing to wait for: a window on purpose, for a duplicate to show
+	// up if there is one (deliveries are retried within a second).
+	time.Sleep(1500 * time.Millisecond)
 	if hook.count() != 1 || mail.count() != 1 {
 		t.Fatalf("webhooks %d, emails %d; want exactly one each", hook.count(), mail.count())
 	}

@@ -94,17 +94,10 @@ func metered(t *testing.T, g *gateway, key, path, id, body string, cancelAfter i
 // waitRows waits until the ledger holds n records of the account.
 func waitRows(t *testing.T, st *store.Store, accountID string, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitFor(t, 20*time.Second, fmt.Sprintf("%d records in the ledger", n), func() bool {
 		got, err := st.CountUsage(context.Background(), accountID)
-		if err == nil && got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ledger holds %d records (err %v), want %d", got, err, n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && got == n
+	})
 }
 
 func price(t *testing.T, model string) (in, out int64) {
@@ -313,19 +306,15 @@ func testBudget(t *testing.T, dbURL string, env map[string]string) {
 	var refused *http.Response
 	var body errorBody
 	var raw string
-	for i := range 20 {
+	sent := 0
+	waitFor(t, 5*time.Second, "the budget stops traffic", func() bool {
 		resp, eb, rw := do(t, "POST", g.URL+"/v1/chat/completions", hdr, chatBody("gpt-4o", "hello", false))
-		if resp.StatusCode == 429 {
-			refused, body, raw = resp, eb, rw
-			if i < 2 {
-				t.Errorf("refused after %d requests, below the limit", i+1)
-			}
-			break
-		}
-		time.Sleep(20 * time.Millisecond) // let the spend counter catch up
-	}
-	if refused == nil {
-		t.Fatal("the budget never stopped traffic")
+		sent++
+		refused, body, raw = resp, eb, rw
+		return resp.StatusCode == 429
+	})
+	if sent < 3 {
+		t.Errorf("refused after %d requests, below the limit", sent)
 	}
 	if _, hasCode := body.Error["code"]; hasCode || body.Error["type"] != "rate_limit_error" || body.Error["param"] != nil ||
 		!strings.Contains(body.Error["message"].(string), "account's monthly spend limit") {
@@ -336,17 +325,10 @@ func testBudget(t *testing.T, dbURL string, env map[string]string) {
 	}
 	// Raising the limit lets requests through without a restart.
 	setBudget(t, g, acct.ID, 1000*usd.USD)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, _, raw := do(t, "POST", g.URL+"/v1/chat/completions", hdr, chatBody("gpt-4o", "hello", false))
-		if resp.StatusCode == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still refused after raising the limit: %d %s", resp.StatusCode, raw)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, 5*time.Second, "requests let through after raising the limit", func() bool {
+		resp, _, _ := do(t, "POST", g.URL+"/v1/chat/completions", hdr, chatBody("gpt-4o", "hello", false))
+		return resp.StatusCode == 200
+	})
 }
 
 func setBudget(t *testing.T, g *gateway, accountID string, limit usd.Amount) {
@@ -368,18 +350,12 @@ func TestKeyBudget(t *testing.T) {
 	if err := g.Store.SetLimits(context.Background(), store.LimitsUpdate{AccountID: acct.ID, KeyID: cappedID, MonthlyBudget: &tiny}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // the change reaches the key cache
+	// Nothing to wait for: the capped key has not been used, so the server
+	// has not cached it and reads its limit on its first request.
 	metered(t, g, capped, "/v1/chat/completions", "req-k1", chatBody("gpt-4o", "hello", false), 0)
-	var last seen
-	for range 50 {
-		if last = metered(t, g, capped, "/v1/chat/completions", "req-k2", chatBody("gpt-4o", "hello", false), 0); last.status == 429 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if last.status != 429 {
-		t.Fatalf("capped key status %d", last.status)
-	}
+	waitFor(t, 5*time.Second, "the capped key refused", func() bool {
+		return metered(t, g, capped, "/v1/chat/completions", "req-k2", chatBody("gpt-4o", "hello", false), 0).status == 429
+	})
 	if s := metered(t, g, free, "/v1/chat/completions", "req-k3", chatBody("gpt-4o", "hello", false), 0); s.status != 200 {
 		t.Errorf("the other key got %d", s.status)
 	}

@@ -165,12 +165,14 @@ func testOutage(t *testing.T, dbURL string, setDown func(bool)) *gateway {
 			}
 		})
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitFor(t, 5*time.Second, "traffic answered before the outage", func() bool { return ok.Load() >= 8 })
 	setDown(true)
+	// Nothing to wait for: the outage lasts this long on purpose, longer
+	// than a request that needed the database would wait for it.
 	time.Sleep(1500 * time.Millisecond)
 	duringOutage := ok.Load()
 	setDown(false)
-	time.Sleep(500 * time.Millisecond)
+	waitFor(t, 5*time.Second, "traffic answered after the outage", func() bool { return ok.Load() >= duringOutage+8 })
 	close(stop)
 	wg.Wait()
 	if ok.Load() != sent.Load() {

@@ -75,7 +75,7 @@ func TestAccountAndTokenLimits(t *testing.T) {
 		if err := g.Store.SetLimits(ctx, u); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond) // the change feed reaches the key cache
+		g.waitApplied(t) // the change feed reaches the key cache
 	}
 	post := func(key, body string) (int, string) {
 		resp, _, raw := do(t, "POST", g.URL+"/v1/chat/completions",
@@ -129,7 +129,8 @@ func TestAccountAndTokenLimits(t *testing.T) {
 		status, _ := post(k2, heavy)
 		done <- status
 	}()
-	time.Sleep(100 * time.Millisecond)
+	// Its reservation is taken before it reaches the upstream.
+	waitFor(t, 5*time.Second, "the first heavy stream under way", func() bool { return up.Active() > 0 })
 	if status, raw := post(k2, heavy); status != 429 || !strings.Contains(raw, "tokens per minute on key "+k2ID) ||
 		!strings.Contains(raw, "requested ") {
 		t.Errorf("heavy request beside a running one: %d %s", status, raw)

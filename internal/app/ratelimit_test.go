@@ -300,17 +300,16 @@ func TestRateLimitTokens(t *testing.T) {
 // request takes nothing from the limits), for at most 3 s.
 func waitStatus(t *testing.T, l *limited, key, body string, status int) *http.Response {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		resp, raw := l.post(t, key, body)
-		if resp.StatusCode == status {
-			return resp
-		}
-		if resp.StatusCode != 200 && resp.StatusCode != 429 || time.Now().After(deadline) {
+	var resp *http.Response
+	waitFor(t, 3*time.Second, fmt.Sprintf("status %d", status), func() bool {
+		var raw string
+		resp, raw = l.post(t, key, body)
+		if resp.StatusCode != 200 && resp.StatusCode != 429 {
 			t.Fatalf("waiting for %d: %d %s", status, resp.StatusCode, raw)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return resp.StatusCode == status
+	})
+	return resp
 }
 
 // TestRateLimitChange: a limit set, raised or cleared by another process
@@ -354,15 +353,11 @@ func TestRateLimitChange(t *testing.T) {
 			t.Errorf("after limits set --rpm 600: %v", resp.Header)
 		}
 		cliLimits(t, l.db, "--key", keyID, "--rpm", "0")
-		for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			resp, raw := l.post(t, key, hi)
-			if resp.StatusCode == 200 && resp.Header.Get("x-ratelimit-limit-requests") == "" {
-				break // cleared: unlimited again, as no default is configured
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("after limits set --rpm 0: %d %v %s", resp.StatusCode, resp.Header, raw)
-			}
-		}
+		// Cleared: unlimited again, as no default is configured.
+		waitFor(t, 3*time.Second, "no limit after limits set --rpm 0", func() bool {
+			resp, _ := l.post(t, key, hi)
+			return resp.StatusCode == 200 && resp.Header.Get("x-ratelimit-limit-requests") == ""
+		})
 	})
 }
 

@@ -24,6 +24,7 @@ func (a *App) buildRedis() error {
 		return err
 	}
 	a.redis = redis.NewClient(opt)
+	setRedisLogger(a.log)
 	a.redis.AddHook(deadline(cfg.Redis.Timeout))
 	a.breaker = limits.NewBreaker(limits.BreakerOptions{
 		Probe: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() },

@@ -57,13 +57,7 @@ func TestAllowLists(t *testing.T) {
 	if err := g.Store.SetAccountModels(ctx, acct.ID, []string{"llama-3.3-70b-instruct"}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for status("gpt-4o-mini") != 404 {
-		if time.Now().After(deadline) {
-			t.Fatal("account allow-list change did not reach the server")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, 5*time.Second, "the account allow-list change reaches the server", func() bool { return status("gpt-4o-mini") == 404 })
 	if got := status("llama-3.3-70b-instruct"); got != 200 {
 		t.Errorf("model allowed by both lists: %d", got)
 	}

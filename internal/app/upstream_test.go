@@ -113,12 +113,6 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	resp.Body.Read(buf) // the stream has started
 	cancel()
 	resp.Body.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for up.Active() > 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("upstream request still running 5s after the client left")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, 5*time.Second, "the upstream request to end after the client left", func() bool { return up.Active() == 0 })
 	_ = io.EOF
 }

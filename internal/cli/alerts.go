@@ -97,10 +97,11 @@ func alertsList(ctx context.Context, env Env, args []string) error {
 	})
 }
 
-// alertJSON is r as JSON, never with its webhook secret.
+// alertJSON is r as JSON, never with its webhook secret or the
+// credentials in its URL.
 func alertJSON(r alerts.Rule) map[string]any {
 	return map[string]any{
-		"id": r.ID, "threshold_usd": r.Threshold.String(), "webhook_url": r.WebhookURL,
+		"id": r.ID, "threshold_usd": r.Threshold.String(), "webhook_url": maskUserinfo(r.WebhookURL),
 		"email": r.Email, "created_at": timeOrNil(r.CreatedAt),
 	}
 }
@@ -129,10 +130,22 @@ func alertsRemove(ctx context.Context, env Env, args []string) error {
 func channelsText(r alerts.Rule) string {
 	var cs []string
 	if r.WebhookURL != "" {
-		cs = append(cs, "webhook "+r.WebhookURL)
+		cs = append(cs, "webhook "+maskUserinfo(r.WebhookURL))
 	}
 	if r.Email != "" {
 		cs = append(cs, "email "+r.Email)
 	}
 	return strings.Join(cs, " and ")
+}
+
+// maskUserinfo returns a webhook URL with its user information, which is
+// a credential (https://user:password@host/…), replaced by "redacted"
+// (issue 13).
+func maskUserinfo(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = url.User("redacted")
+	return u.String()
 }

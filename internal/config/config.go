@@ -207,6 +207,11 @@ type Dashboard struct {
 	// request came over TLS), "always" (behind a TLS-terminating proxy)
 	// or "never". Default auto.
 	SecureCookies string `yaml:"secure_cookies"`
+	// TrustedProxies are the CIDR ranges of reverse proxies whose
+	// X-Forwarded-For names the client, for the sign-in throttle's
+	// per-address count, e.g. ["10.0.0.5/32"]. Default none: the
+	// connection's address counts and the header is ignored.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 }
 
 // Limits configures how limits are enforced, and the rate limits of keys
@@ -325,6 +330,7 @@ func (c *Config) Validate() error {
 		{"dashboard.listen", dashboardListenErr(c.Dashboard.Listen, c.Server.Listen)},
 		{"dashboard.session_ttl", minDuration(c.Dashboard.SessionTTL, time.Minute)},
 		{"dashboard.secure_cookies", oneOf(c.Dashboard.SecureCookies, "auto", "always", "never")},
+		{"dashboard.trusted_proxies", prefixesErr(c.Dashboard.TrustedProxies)},
 	}
 	for _, ch := range checks {
 		if ch.err != "" {

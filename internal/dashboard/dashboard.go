@@ -6,9 +6,11 @@ package dashboard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +79,9 @@ type Options struct {
 	Log *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Sleep waits d, or less when ctx ends (its error then); it holds
+	// throttled sign-ins. Default: a timer.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Dashboard is the web interface's handler.
@@ -92,13 +97,18 @@ type Dashboard struct {
 	providers []config.Provider
 	log       *slog.Logger
 	now       func() time.Time
+	sleep     func(ctx context.Context, d time.Duration) error
 
 	pages   map[string]*template.Template
 	static  map[string]staticFile
 	handler http.Handler
 
-	byEmail *throttle // failed sign-ins per email
-	byAddr  *throttle // failed sign-ins per client address
+	byEmail *throttle      // failed sign-ins per email
+	byAddr  *throttle      // failed sign-ins per client address
+	proxies []netip.Prefix // trusted proxies, see clientAddr
+	// held counts the sign-ins being held by the throttle, at most
+	// maxHeld: beyond, they are refused rather than held.
+	held chan struct{}
 	// dummyHash is checked against when an account has no password, so
 	// that every failed sign-in costs the same time.
 	dummyHash  func() string
@@ -123,9 +133,11 @@ func New(opt Options) (*Dashboard, error) {
 		providers: opt.Providers,
 		log:       opt.Log,
 		now:       opt.Now,
-		byEmail:   newThrottle(5, 15*time.Minute, 100_000),
-		byAddr:    newThrottle(20, 15*time.Minute, 100_000),
+		sleep:     opt.Sleep,
+		byEmail:   newThrottle(5, 15*time.Minute, 100_000, true),
+		byAddr:    newThrottle(20, 15*time.Minute, 100_000, false),
 
+		held:       make(chan struct{}, maxHeld),
 		argonSlots: make(chan struct{}, maxArgon2),
 	}
 	if d.revoker == nil {
@@ -137,6 +149,9 @@ func New(opt Options) (*Dashboard, error) {
 	if d.now == nil {
 		d.now = time.Now
 	}
+	if d.sleep == nil {
+		d.sleep = sleep
+	}
 	if d.cfg.SessionTTL <= 0 {
 		d.cfg.SessionTTL = 12 * time.Hour
 	}
@@ -145,6 +160,9 @@ func New(opt Options) (*Dashboard, error) {
 		return h
 	})
 	var err error
+	if d.proxies, err = parsePrefixes(opt.Config.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("dashboard.trusted_proxies: %w", err)
+	}
 	if d.static, err = loadStatic(); err != nil {
 		return nil, err
 	}

@@ -45,8 +45,9 @@ var now = time.Date(2026, 11, 22, 15, 30, 0, 0, time.UTC)
 
 // clock is a settable clock.
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu    sync.Mutex
+	t     time.Time
+	slept []time.Duration
 }
 
 func (c *clock) Now() time.Time {
@@ -59,6 +60,25 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
+}
+
+// Sleep is the dashboard's sleep: it records d and advances the clock by
+// it, without waiting.
+func (c *clock) Sleep(_ context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.slept = append(c.slept, d)
+	c.t = c.t.Add(d)
+	return nil
+}
+
+// Slept returns the sleeps since the last call.
+func (c *clock) Slept() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.slept
+	c.slept = nil
+	return s
 }
 
 // revoker records revocations and passes them to the store.
@@ -105,6 +125,7 @@ func newHarness(t *testing.T, b storetest.Backend, mut func(*dashboard.Options))
 		Limits:   config.Limits{KeyRPM: 60, AccountTPM: 100000},
 		Metering: true,
 		Now:      h.Clock.Now,
+		Sleep:    h.Clock.Sleep,
 		Log:      slog.New(slog.DiscardHandler),
 	}
 	if mut != nil {
@@ -167,6 +188,8 @@ type browser struct {
 	t *testing.T
 	h *harness
 	c *http.Client
+	// forwardedFor, if set, is sent as X-Forwarded-For.
+	forwardedFor string
 }
 
 func (h *harness) browser(t *testing.T) *browser {
@@ -213,6 +236,9 @@ type response struct {
 
 func (b *browser) do(req *http.Request) response {
 	b.t.Helper()
+	if b.forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", b.forwardedFor)
+	}
 	resp, err := b.c.Do(req)
 	if err != nil {
 		b.t.Fatal(err)

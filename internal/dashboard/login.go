@@ -3,12 +3,8 @@ package dashboard
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/password"
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -55,7 +51,8 @@ func (d *Dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status i
 // login checks an email and password. Every failure looks the same and
 // costs the same time (an argon2id check runs whether or not the account
 // exists or has a password), and counts against the email and the
-// client's address; past their limits the answer is 429.
+// client's address; past their limits the check is delayed (see
+// admitAttempt), and the right password still gets in.
 func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	if !d.parseForm(w, r) {
 		return
@@ -66,9 +63,8 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusForbidden, lp)
 		return
 	}
-	email, addr := store.NormalizeEmail(lp.Email), clientAddr(r.RemoteAddr)
-	if wait := d.takeAttempt(email, addr); wait > 0 {
-		d.tooManyAttempts(w, r, wait)
+	email, addr := store.NormalizeEmail(lp.Email), clientAddr(r, d.proxies)
+	if !d.admitAttempt(w, r, email, addr) {
 		return
 	}
 	acct, ok, err := d.checkPassword(r, email, r.PostForm.Get("password"))
@@ -93,20 +89,6 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, safeNext(lp.Next), http.StatusSeeOther)
-}
-
-// takeAttempt counts a sign-in attempt against the email and the
-// address; past either's limit it counts nothing and returns the wait.
-func (d *Dashboard) takeAttempt(email, addr string) time.Duration {
-	now := d.now()
-	if wait := d.byEmail.take(email, now); wait > 0 {
-		return wait
-	}
-	if wait := d.byAddr.take(addr, now); wait > 0 {
-		d.byEmail.forgive(email)
-		return wait
-	}
-	return 0
 }
 
 // checkPassword reports whether pw is the password of the account with
@@ -153,18 +135,4 @@ func (d *Dashboard) hashPassword(ctx context.Context, pw string) (string, error)
 		return "", werr
 	}
 	return hash, err
-}
-
-// tooManyAttempts answers 429 with the wait in Retry-After and in words.
-func (d *Dashboard) tooManyAttempts(w http.ResponseWriter, r *http.Request, wait time.Duration) {
-	secs := int64(math.Ceil(wait.Seconds()))
-	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-	mins := (secs + 59) / 60
-	unit := "minutes"
-	if mins == 1 {
-		unit = "minute"
-	}
-	d.renderError(w, r, http.StatusTooManyRequests, "Too many attempts",
-		fmt.Sprintf("There were too many attempts to sign in or sign up, for this account or from your network. "+
-			"For your security, try again in %d %s.", mins, unit))
 }

@@ -23,8 +23,8 @@ func (d *Dashboard) passwordForm(w http.ResponseWriter, r *http.Request, s *sess
 func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, s *session) {
 	f := r.PostForm
 	pp := passwordPage{Errors: map[string]string{}}
-	if wait := d.byEmail.take(s.Account.Email, d.now()); wait > 0 {
-		d.tooManyAttempts(w, r, wait)
+	addr := clientAddr(r, d.proxies)
+	if !d.admitAttempt(w, r, s.Account.Email, addr) {
 		return
 	}
 	_, ok, err := d.checkPassword(r, s.Account.Email, f.Get("current"))
@@ -34,6 +34,7 @@ func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, s *se
 	}
 	if ok {
 		d.byEmail.forgive(s.Account.Email)
+		d.byAddr.forgive(addr)
 	} else {
 		pp.Errors["current"] = "This is not your current password."
 	}

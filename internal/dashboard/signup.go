@@ -47,7 +47,7 @@ func (d *Dashboard) signup(w http.ResponseWriter, r *http.Request) {
 	}
 	// Every sign-up counts against the address, like a failed sign-in:
 	// an address cannot create accounts without bound.
-	if wait := d.byAddr.take(clientAddr(r.RemoteAddr), d.now()); wait > 0 {
+	if wait := d.byAddr.take(clientAddr(r, d.proxies), d.now()); wait > 0 {
 		d.tooManyAttempts(w, r, wait)
 		return
 	}

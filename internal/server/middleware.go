@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -31,6 +32,11 @@ type Record struct {
 	Route   string
 	Model   string
 	Account string
+	// Status, when set, is the request's outcome as the handler settled
+	// it, logged instead of the status written: a stream that went out as
+	// 200 and that the client abandoned is 499, as its usage record says
+	// (issue 13).
+	Status int
 }
 
 type recordKey struct{}
@@ -58,10 +64,7 @@ func AccessLog(log *slog.Logger) Middleware {
 			w.Header().Set(RequestIDHeader, rec.ID)
 			sw := &statusWriter{ResponseWriter: w}
 			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recordKey{}, rec)))
-			status := sw.status
-			if status == 0 {
-				status = http.StatusOK
-			}
+			status := cmp.Or(rec.Status, sw.status, http.StatusOK)
 			level := slog.LevelInfo
 			if status >= 500 {
 				level = slog.LevelError

@@ -45,6 +45,16 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// logLine decodes the one JSON line logged.
+func logLine(t *testing.T, logs *syncBuffer) map[string]any {
+	t.Helper()
+	var line map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil {
+		t.Fatalf("log line %q: %v", logs, err)
+	}
+	return line
+}
+
 func testServer(t *testing.T, h http.Handler, mut func(*config.Server)) (*httptest.Server, *syncBuffer) {
 	t.Helper()
 	logs := &syncBuffer{}
@@ -143,10 +153,7 @@ func TestAccessLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	var line map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil {
-		t.Fatalf("log line %q: %v", logs, err)
-	}
+	line := logLine(t, logs)
 	for k, want := range map[string]any{"id": "trace-1", "route": "POST /v1/x", "model": "gpt-4o", "status": 404.0, "account": "acct_1"} {
 		if line[k] != want {
 			t.Errorf("log %s = %v, want %v", k, line[k], want)
@@ -157,6 +164,38 @@ func TestAccessLog(t *testing.T) {
 	}
 	if s := logs.String(); strings.Contains(s, "SECRET") || strings.Contains(s, "secret prompt") {
 		t.Errorf("access log leaks the key or the prompt: %s", s)
+	}
+}
+
+// TestAccessLogSettledStatus checks that the access log says the status
+// the handler settled on, not the one written: issue 13, where a stream
+// the client abandoned was 200 in the log and 499 in its usage record.
+func TestAccessLogSettledStatus(t *testing.T) {
+	tests := []struct {
+		name    string
+		written int
+		settled int
+		want    float64
+	}{
+		{"abandoned stream", 200, 499, 499},
+		{"stream failed after it started", 200, 502, 502},
+		{"not settled", 201, 0, 201},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts, logs := testServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.written)
+				RecordFrom(r.Context()).Status = tt.settled
+			}), nil)
+			resp, err := ts.Client().Get(ts.URL + "/v1/x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := logLine(t, logs)["status"]; got != tt.want {
+				t.Errorf("logged status %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 

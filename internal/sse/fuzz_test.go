@@ -12,6 +12,8 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchyard-gw/switchyard/internal/fixture"
 )
 
 func FuzzReader(f *testing.F) {
@@ -27,8 +29,7 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(s), uint16(0))
 		f.Add([]byte(s), uint16(8))
 	}
-	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*", "*.sse"))
-	for _, name := range files {
+	for _, name := range fixture.Glob(f, filepath.Join(fixtureDir, "*", "*.sse")) {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b, uint16(0))
 			f.Add(b, uint16(100))

@@ -79,6 +79,9 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	case strings.Contains(url, "://"):
 		return nil, errUnknownScheme
 	default:
+		if err := createSQLiteFile(url); err != nil {
+			return nil, err
+		}
 		s.db, err = sql.Open("sqlite", sqliteDSN(url))
 	}
 	if err != nil {

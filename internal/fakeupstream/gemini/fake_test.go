@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/fixture"
 )
 
 func start(t *testing.T, opt Options) *Server {
@@ -55,7 +57,7 @@ func post(t *testing.T, s *Server, modelAction, key, body string) result {
 	return result{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
-func fixture(t *testing.T, name string) string {
+func readFixture(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -67,14 +69,14 @@ func fixture(t *testing.T, name string) string {
 // TestFixturesAccepted: the shared request fixtures are valid requests.
 func TestFixturesAccepted(t *testing.T) {
 	s := start(t, Options{})
-	files, _ := filepath.Glob("testdata/generate_request_*.json")
+	files := fixture.Glob(t, "testdata/generate_request_*.json")
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			r := post(t, s, "gemini-2.5-flash:generateContent", DefaultKey, fixture(t, filepath.Base(f)))
+			r := post(t, s, "gemini-2.5-flash:generateContent", DefaultKey, readFixture(t, filepath.Base(f)))
 			if r.status != 200 || !gjson.ValidBytes(r.body) {
 				t.Fatalf("status %d: %s", r.status, r.body)
 			}
-			if err := CheckGenerate("gemini-2.5-flash", []byte(fixture(t, filepath.Base(f)))); err != nil {
+			if err := CheckGenerate("gemini-2.5-flash", []byte(readFixture(t, filepath.Base(f)))); err != nil {
 				t.Errorf("CheckGenerate: %v", err)
 			}
 		})
@@ -119,7 +121,7 @@ func TestStrict(t *testing.T) {
 		{"responses miscounted", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]},` + callTurn + `,{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}},{"functionResponse":{"name":"f","response":{}}}]}],` + fTool + `}`, 400, "number of function response parts"},
 		{"responses mixed with text", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]},` + callTurn + `,{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}},{"text":"more"}]}],` + fTool + `}`, 400, "contains only function responses"},
 		{"gemini 3 missing signature", "gemini-3-flash-preview", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]},` + callTurn + `,{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}],` + fTool + `}`, 400, "missing a thought_signature"},
-		{"gemini 3 foreign signature", "gemini-3-flash-preview", DefaultKey, fixture(t, "generate_request_tools_roundtrip.json"), 400, "not issued"},
+		{"gemini 3 foreign signature", "gemini-3-flash-preview", DefaultKey, readFixture(t, "generate_request_tools_roundtrip.json"), 400, "not issued"},
 		{"allowed names with AUTO", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],` + fTool + `,"toolConfig":{"functionCallingConfig":{"mode":"AUTO","allowedFunctionNames":["f"]}}}`, 400, "only allowed when mode is ANY"},
 		{"tool config without tools", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"toolConfig":{"functionCallingConfig":{"mode":"AUTO"}}}`, 400, "without function_declarations"},
 		{"schema without JSON", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"generationConfig":{"responseJsonSchema":{"type":"object"}}}`, 400, "needs response_mime_type"},
@@ -342,16 +344,16 @@ func TestHang(t *testing.T) {
 
 func TestEmbeddings(t *testing.T) {
 	s := start(t, Options{})
-	r := post(t, s, "gemini-embedding-001:batchEmbedContents", DefaultKey, fixture(t, "batch_embed_request.json"))
+	r := post(t, s, "gemini-embedding-001:batchEmbedContents", DefaultKey, readFixture(t, "batch_embed_request.json"))
 	embs := gjson.GetBytes(r.body, "embeddings").Array()
 	if r.status != 200 || len(embs) != 2 || len(embs[0].Get("values").Array()) != 4 {
 		t.Fatalf("status %d: %s", r.status, r.body)
 	}
-	again := post(t, s, "gemini-embedding-001:batchEmbedContents", DefaultKey, fixture(t, "batch_embed_request.json"))
+	again := post(t, s, "gemini-embedding-001:batchEmbedContents", DefaultKey, readFixture(t, "batch_embed_request.json"))
 	if !bytes.Equal(r.body, again.body) {
 		t.Error("embeddings are not deterministic")
 	}
-	one := post(t, s, "gemini-embedding-001:embedContent", DefaultKey, fixture(t, "embed_request.json"))
+	one := post(t, s, "gemini-embedding-001:embedContent", DefaultKey, readFixture(t, "embed_request.json"))
 	if n := len(gjson.GetBytes(one.body, "embedding.values").Array()); one.status != 200 || n != 4 {
 		t.Errorf("embedContent: %d values: %s", n, one.body)
 	}

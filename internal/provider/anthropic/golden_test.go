@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
+	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -83,10 +84,7 @@ func kindName(k provider.Kind) string {
 // OpenAI request fixtures → Anthropic request bodies. Every body must pass
 // the strict fake's checks.
 func TestRequestGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/openai/*.json")
-	if len(files) == 0 {
-		t.Fatal("no request fixtures")
-	}
+	files := fixture.Glob(t, "testdata/openai/*.json")
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		t.Run(name, func(t *testing.T) {
@@ -112,7 +110,7 @@ func TestRequestGolden(t *testing.T) {
 
 // Anthropic response fixtures → chat.completion bodies.
 func TestResponseGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/anthropic/messages_response_*.json")
+	files := fixture.Glob(t, "testdata/anthropic/messages_response_*.json")
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		for _, legacy := range []bool{false, true} {
@@ -138,7 +136,7 @@ func TestResponseGolden(t *testing.T) {
 // Anthropic stream fixtures → chat.completion.chunk streams, with and
 // without include_usage, and for a legacy functions client.
 func TestStreamGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/anthropic/messages_stream_*.sse")
+	files := fixture.Glob(t, "testdata/anthropic/messages_stream_*.sse")
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".sse")
 		for _, v := range []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
+	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -182,7 +183,7 @@ func TestOneCall(t *testing.T) {
 // the client to the strict fake.
 func TestGoldenInputsAgainstFake(t *testing.T) {
 	_, c := setup(t, fakegemini.Options{})
-	files, _ := filepath.Glob("testdata/request/*.json")
+	files := fixture.Glob(t, "testdata/request/*.json")
 	for _, in := range files {
 		name := strings.TrimSuffix(filepath.Base(in), ".json")
 		t.Run(name, func(t *testing.T) {

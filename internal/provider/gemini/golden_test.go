@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -85,10 +86,7 @@ func upstreamModel(name string) string {
 // TestRequestGolden translates OpenAI chat bodies (the shared fixtures and
 // cases of our own) into Gemini bodies.
 func TestRequestGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/request/*.json")
-	if len(files) == 0 {
-		t.Fatal("no request inputs")
-	}
+	files := fixture.Glob(t, "testdata/request/*.json")
 	for _, in := range files {
 		name := strings.TrimSuffix(filepath.Base(in), ".json")
 		t.Run(name, func(t *testing.T) {
@@ -145,7 +143,7 @@ func decode(t *testing.T, b []byte) any {
 // TestResponseGolden translates Gemini answers into chat.completions.
 // Inputs named legacy_* answer a client that used functions.
 func TestResponseGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/response/*.json")
+	files := fixture.Glob(t, "testdata/response/*.json")
 	for _, in := range files {
 		name := strings.TrimSuffix(filepath.Base(in), ".json")
 		t.Run(name, func(t *testing.T) {
@@ -175,7 +173,7 @@ func chatReq() *provider.Request {
 // TestStreamGolden translates Gemini SSE streams into chunks, with and
 // without include_usage; inputs named legacy_* answer a functions client.
 func TestStreamGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/stream/*.sse")
+	files := fixture.Glob(t, "testdata/stream/*.sse")
 	for _, in := range files {
 		for _, usage := range []bool{true, false} {
 			name := strings.TrimSuffix(filepath.Base(in), ".sse")
