@@ -25,7 +25,7 @@ func (a *App) buildRedis() error {
 	}
 	a.redis = redis.NewClient(opt)
 	setRedisLogger(a.log)
-	a.redis.AddHook(deadline(cfg.Redis.Timeout))
+	a.redis.AddHook(deadline(callBound(cfg.Redis.Timeout, opt)))
 	a.breaker = limits.NewBreaker(limits.BreakerOptions{
 		Probe: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() },
 		Log:   a.log.With("fail_closed", cfg.Limits.FailClosed, "replicas", cfg.Limits.Replicas),
@@ -61,6 +61,13 @@ func redisOptions(cfg config.Redis) (*redis.Options, error) {
 	// pooled connection included, not each of its waits.
 	opt.ContextTimeoutEnabled = true
 	return opt, nil
+}
+
+// callBound is the most one command may take in all: redis.timeout, or
+// the longest wait the URL sets when that is longer (a URL that asks for
+// 5 s reads gets them).
+func callBound(timeout time.Duration, opt *redis.Options) time.Duration {
+	return max(timeout, opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout)
 }
 
 // deadline is a client hook that gives each command and pipeline at most
