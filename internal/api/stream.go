@@ -16,8 +16,9 @@ import (
 // after it, a final data: {"error":…} event and no [DONE].
 //
 // The usage is recorded before the stream's last bytes are written: at
-// [DONE], before the error event, or when the client has gone or the
-// gateway's shutdown cut the stream (partial usage, flagged cancelled).
+// [DONE], before the error event, or when the client has gone (partial
+// usage, flagged cancelled). A stream the gateway's shutdown cut sends its
+// error event first and is recorded right after, as partial usage.
 func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provider.Stream, err error, u *tally) {
 	if err != nil {
 		h.writeCallError(w, r, err, u)
@@ -48,9 +49,18 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provide
 			if gone {
 				e.Status, e.Type = statusClientClosed, ""
 			}
+			if cut && !gone {
+				// Shutdown: the connection closes soon, and counting the
+				// partial usage may take a while (the tokenizer's first
+				// load), so the client's event goes first; the stream's
+				// progress line covers a crash in between.
+				sw.Data(e.Body()[:len(e.Body())-1]) // without the newline
+				u.finish(e.Status, st.Usage(), e.Type, cut)
+				return
+			}
 			u.finish(e.Status, st.Usage(), e.Type, cut)
 			if !gone {
-				sw.Data(e.Body()[:len(e.Body())-1]) // without the newline
+				sw.Data(e.Body()[:len(e.Body())-1])
 			}
 			return
 		}
