@@ -39,6 +39,9 @@ type tally struct {
 	model *catalog.Model // whose prices apply
 	rec   meter.Record
 	done  bool
+	// refund is set when the request failed by the gateway's own fault:
+	// its rate-limit reservation is given back whole.
+	refund bool
 }
 
 func (h *Handler) tally(r *http.Request, c *gateway.Call, t route.Target) *tally {
