@@ -1,9 +1,12 @@
 package alerts
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
+	"net/url"
 	"syscall"
 )
 
@@ -95,4 +98,32 @@ func (g guard) control(network, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("network guard: unexpected address %q: %w", address, err)
 	}
 	return g.check(ap.Addr())
+}
+
+// CheckWebhookURL reports whether a delivery to rawURL with opts would be
+// refused by the network guard, as it would be at delivery time: it
+// resolves the host now and returns the refusal of the first address
+// refused (matching ErrAddressRefused), or the resolution's error. A
+// name's addresses may change before a delivery; this is advice for
+// whoever adds the webhook, not the guard.
+func CheckWebhookURL(ctx context.Context, rawURL string, opts WebhookOptions) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return fmt.Errorf("parse webhook URL: %w", err)
+	}
+	g := guard{allowPrivate: opts.AllowPrivate, allowed: opts.AllowedNetworks}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return g.check(ip)
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", host, err)
+	}
+	for _, ip := range ips {
+		if err := g.check(ip); err != nil {
+			return err
+		}
+	}
+	return nil
 }

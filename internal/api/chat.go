@@ -89,6 +89,10 @@ func (h *Handler) withCall(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	next(c, t, u)
+	if u.refund {
+		h.refund(r, res)
+		return
+	}
 	h.settle(r, res, u.rec.TotalTokens)
 }
 
@@ -146,8 +150,10 @@ func (h *Handler) writeResponse(w http.ResponseWriter, r *http.Request, resp *pr
 func (h *Handler) writeCallError(w http.ResponseWriter, r *http.Request, err error, u *tally) {
 	e := requestError(r, err)
 	u.finish(e.Status, provider.Usage{}, e.Type, e.Status == statusClientClosed || shuttingDown(r))
+	u.refund = gatewayFault(err)
 	if e.Status >= 500 || e.Status == statusClientClosed {
-		h.opt.Log.Warn("upstream call failed", "id", server.RecordFrom(r.Context()).ID, "err", err)
+		attrs := append([]any{"id", server.RecordFrom(r.Context()).ID, "err", err}, upstreamAttrs(err)...)
+		h.opt.Log.Warn("upstream call failed", attrs...)
 	}
 	if e.Status == statusClientClosed {
 		w.WriteHeader(statusClientClosed)

@@ -21,6 +21,7 @@ import (
 type RateLimiter interface {
 	Reserve(ctx context.Context, s limits.Subject, tokens int64) (limits.Outcome, error)
 	Settle(ctx context.Context, s limits.Subject, reserved, used int64) error
+	Refund(ctx context.Context, s limits.Subject, reserved int64) error
 }
 
 // reservation is what a request took from its rate limits.
@@ -72,6 +73,17 @@ func (h *Handler) settle(r *http.Request, res *reservation, used int64) {
 	ctx := context.WithoutCancel(r.Context())
 	if err := h.opt.Rates.Settle(ctx, res.subject, res.tokens, used); err != nil {
 		h.opt.Log.Warn("rate limiter settle", "id", server.RecordFrom(r.Context()).ID, "err", err)
+	}
+}
+
+// refund gives back all a request reserved: the request and its tokens.
+func (h *Handler) refund(r *http.Request, res *reservation) {
+	if res == nil {
+		return
+	}
+	ctx := context.WithoutCancel(r.Context())
+	if err := h.opt.Rates.Refund(ctx, res.subject, res.tokens); err != nil {
+		h.opt.Log.Warn("rate limiter refund", "id", server.RecordFrom(r.Context()).ID, "err", err)
 	}
 }
 

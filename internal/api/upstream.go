@@ -47,6 +47,9 @@ func providerError(pe *provider.Error) *Error {
 			"The gateway's credentials for provider %s were refused by the upstream. This is a gateway configuration problem, not your API key.", pe.Provider)}
 	case provider.KindNotFound:
 		return ModelNotFound()
+	case provider.KindNoEndpoint:
+		return &Error{Status: http.StatusBadGateway, Type: "upstream_error", Code: "upstream_not_found", Message: fmt.Sprintf(
+			"The upstream provider %s answered %d: it has no such endpoint, so its base URL in the gateway's configuration is probably wrong. This is a gateway configuration problem, not your request.", pe.Provider, pe.Status)}
 	case provider.KindRateLimit:
 		secs := retrySeconds(pe.RetryAfter)
 		return &Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error", NoCode: true, RetryAfter: secs,
@@ -93,4 +96,23 @@ func shuttingDown(r *http.Request) bool {
 func retrySeconds(d time.Duration) int {
 	s := int((d + time.Second - 1) / time.Second)
 	return max(s, 1)
+}
+
+// gatewayFault reports whether err is the gateway's own configuration
+// failing (an upstream refusing its credentials, or a base URL the
+// upstream has no endpoint at): such a request does not count against
+// the client's rate limits.
+func gatewayFault(err error) bool {
+	var pe *provider.Error
+	return errors.As(err, &pe) && (pe.Kind == provider.KindAuth || pe.Kind == provider.KindNoEndpoint)
+}
+
+// upstreamAttrs are the log attributes of an upstream failure: the
+// provider, and the status and path the upstream answered with.
+func upstreamAttrs(err error) []any {
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Status == 0 {
+		return nil
+	}
+	return []any{"provider", pe.Provider, "upstream_status", pe.Status, "upstream_path", pe.Path}
 }

@@ -53,6 +53,10 @@ type tally struct {
 	chunks     int64
 	prompt     int64
 	progressAt time.Time
+
+	// refund is set when the request failed by the gateway's own fault:
+	// its rate-limit reservation is given back whole.
+	refund bool
 }
 
 // progressInterval is how often a running stream journals its progress.

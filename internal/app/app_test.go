@@ -40,6 +40,12 @@ func start(t *testing.T, dbURL string) *gateway {
 // the environment would give it) and then adjusted by mut (may be nil).
 func startWith(t testing.TB, dbURL string, env map[string]string, mut func(*config.Config)) *gateway {
 	t.Helper()
+	return startLogged(t, dbURL, env, mut, slog.New(slog.DiscardHandler))
+}
+
+// startLogged is startWith with the app's logger.
+func startLogged(t testing.TB, dbURL string, env map[string]string, mut func(*config.Config), log *slog.Logger) *gateway {
+	t.Helper()
 	c, err := config.Load("", func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +70,7 @@ func startWith(t testing.TB, dbURL string, env map[string]string, mut func(*conf
 	}
 	cfg.Auth.ChangePollInterval = 5 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, &cfg, slog.New(slog.DiscardHandler))
+	a, err := app.New(ctx, &cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}

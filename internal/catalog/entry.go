@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -24,6 +25,7 @@ type Entry struct {
 	Functions       bool
 	Vision          bool
 	EmbeddingDims   int
+	Created         time.Time // the created field of GET /v1/models; zero = unknown
 	Deployments     []Deployment
 }
 
@@ -117,6 +119,9 @@ func (e *Entry) override(m *Model) *Model {
 	set(&c.Functions, e.Functions)
 	set(&c.Vision, e.Vision)
 	set(&c.EmbeddingDims, e.EmbeddingDims)
+	if !e.Created.IsZero() {
+		c.Created = e.Created
+	}
 	if len(e.Deployments) > 0 {
 		c.Deployments = slices.Clone(e.Deployments)
 	}

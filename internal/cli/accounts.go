@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,10 +16,10 @@ import (
 )
 
 func runAccounts(ctx context.Context, env Env, args []string) error {
-	return subcommand(ctx, env, "accounts", args, map[string]func(context.Context, Env, []string) error{
-		"create": accountsCreate,
-		"list":   accountsList,
-		"update": accountsUpdate,
+	return subcommand(ctx, env, "accounts", args, []sub{
+		{"create", "create an account (an operator with --admin)", accountsCreate},
+		{"list", "list the accounts", accountsList},
+		{"update", "set an account's password, models, or disable or enable it", accountsUpdate},
 	})
 }
 
@@ -40,7 +39,7 @@ func accountsCreate(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, env, *cfgPath)
+	st, err := createStore(ctx, env, *cfgPath)
 	if err != nil {
 		return err
 	}
@@ -164,11 +163,6 @@ func timeOrNil(t time.Time) any {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func sorted(s []string) []string {
-	sort.Strings(s)
-	return s
-}
-
 func accountsUpdate(ctx context.Context, env Env, args []string) error {
 	fs, cfgPath := newFlags(env, "accounts update")
 	email := fs.String("email", "", "owner's email `address` (required)")
@@ -193,7 +187,7 @@ func accountsUpdate(ctx context.Context, env Env, args []string) error {
 	var allowed []string
 	if setModels {
 		var err error
-		if allowed, err = modelList(*models); err != nil {
+		if allowed, err = modelList(env, *cfgPath, *models); err != nil {
 			return err
 		}
 		if len(allowed) == 1 && allowed[0] == "all" {

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/alerts"
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -13,10 +16,10 @@ import (
 )
 
 func runAlerts(ctx context.Context, env Env, args []string) error {
-	return subcommand(ctx, env, "alerts", args, map[string]func(context.Context, Env, []string) error{
-		"add":    alertsAdd,
-		"list":   alertsList,
-		"remove": alertsRemove,
+	return subcommand(ctx, env, "alerts", args, []sub{
+		{"add", "add a monthly spend alert by webhook or email", alertsAdd},
+		{"list", "list an account's alerts", alertsList},
+		{"remove", "remove an alert by its ID", alertsRemove},
 	})
 }
 
@@ -51,7 +54,38 @@ func alertsAdd(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "Webhook signing secret (shown only once; it signs the X-Switchyard-Signature header of each delivery):\n%s\n",
 			r.WebhookSecret)
 	}
+	if r.WebhookURL != "" {
+		warnWebhook(ctx, env, *f.cfgPath, r.WebhookURL)
+	}
 	return nil
+}
+
+// webhookCheckTimeout bounds the name lookup of warnWebhook.
+const webhookCheckTimeout = 5 * time.Second
+
+// warnWebhook tells the operator, on stderr, when the alert sender would
+// refuse the webhook's address under the configured alerts settings.
+func warnWebhook(ctx context.Context, env Env, cfgPath, webhook string) {
+	cfg, err := loadConfig(env, cfgPath)
+	if err != nil {
+		return // the store was opened with it: cannot happen
+	}
+	opts := alerts.WebhookOptions{AllowPrivate: cfg.Alerts.WebhookAllowPrivate}
+	for _, n := range cfg.Alerts.WebhookAllowedNetworks {
+		if p, err := netip.ParsePrefix(n); err == nil { // validated by Load
+			opts.AllowedNetworks = append(opts.AllowedNetworks, p)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, webhookCheckTimeout)
+	defer cancel()
+	err = alerts.CheckWebhookURL(ctx, webhook, opts)
+	switch {
+	case errors.Is(err, alerts.ErrAddressRefused):
+		fmt.Fprintf(env.Stderr, "warning: the alert sender will refuse this webhook: %v. "+
+			"To allow it, set alerts.webhook_allow_private: true or add its network to alerts.webhook_allowed_networks in the config of the server (docs/configuration.md).\n", err)
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "warning: the webhook's host cannot be checked now: %v; deliveries will fail while it does not resolve.\n", err)
+	}
 }
 
 // alertRule checks the flags of alerts add and returns the rule they

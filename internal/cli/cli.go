@@ -10,7 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
+	"path/filepath"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -132,12 +132,32 @@ func newLogger(w io.Writer, c config.Log) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// openStore opens the configured store and brings its schema up to date,
-// for the admin commands.
+// openStore opens the configured store, which must exist, and brings its
+// schema up to date, for the admin commands that read or change existing
+// data: they never leave a new empty SQLite file behind (a mistyped path,
+// another working directory).
 func openStore(ctx context.Context, env Env, cfgPath string) (*store.Store, error) {
+	return openStoreMode(ctx, env, cfgPath, false)
+}
+
+// createStore is openStore that creates a SQLite database where there is
+// none, for accounts create.
+func createStore(ctx context.Context, env Env, cfgPath string) (*store.Store, error) {
+	return openStoreMode(ctx, env, cfgPath, true)
+}
+
+func openStoreMode(ctx context.Context, env Env, cfgPath string, create bool) (*store.Store, error) {
 	cfg, err := loadConfig(env, cfgPath)
 	if err != nil {
 		return nil, err
+	}
+	if path := cfg.Database.SQLitePath(); !create && path != "" && path != ":memory:" {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			abs, _ := filepath.Abs(path)
+			return nil, fmt.Errorf("no database at %s (%s): this command works on an existing one; "+
+				"set SWITCHYARD_DATABASE_URL or --config to the server's, or create one with 'switchyard accounts create' or 'switchyard serve'",
+				path, abs)
+		}
 	}
 	st, err := store.Open(ctx, cfg.Database.URL, store.Options{MaxOpenConns: 2, Logger: newLogger(env.Stderr, cfg.Log)})
 	if err != nil {
@@ -155,21 +175,42 @@ func OSEnv() Env {
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 }
 
-// subcommand dispatches "switchyard <group> <sub> ...".
-func subcommand(ctx context.Context, env Env, group string, args []string,
-	subs map[string]func(context.Context, Env, []string) error) error {
+// sub is one subcommand of a group such as keys.
+type sub struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env Env, args []string) error
+}
+
+// subcommand dispatches "switchyard <group> <sub> ...". -h, --help and
+// help print the group's usage (exit 0); no subcommand prints it too, as
+// a usage error.
+func subcommand(ctx context.Context, env Env, group string, args []string, subs []sub) error {
 	if len(args) == 0 {
-		names := make([]string, 0, len(subs))
-		for n := range subs {
-			names = append(names, n)
+		groupUsage(env.Stderr, group, subs)
+		return usageErr("expected a subcommand")
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		groupUsage(env.Stderr, group, subs)
+		return flag.ErrHelp
+	}
+	for _, s := range subs {
+		if s.name == args[0] {
+			return s.run(ctx, env, args[1:])
 		}
-		return usageErr("expected a subcommand: %s", strings.Join(sorted(names), ", "))
 	}
-	fn, ok := subs[args[0]]
-	if !ok {
-		return usageErr("unknown subcommand %q of %s", args[0], group)
+	groupUsage(env.Stderr, group, subs)
+	return usageErr("unknown subcommand %q of %s", args[0], group)
+}
+
+// groupUsage prints a group's subcommands.
+func groupUsage(w io.Writer, group string, subs []sub) {
+	fmt.Fprintf(w, "Usage: switchyard %s <subcommand> [flags]\n\nSubcommands:\n", group)
+	for _, s := range subs {
+		fmt.Fprintf(w, "  %-7s %s\n", s.name, s.summary)
 	}
-	return fn(ctx, env, args[1:])
+	fmt.Fprintf(w, "\nRun 'switchyard %s <subcommand> -h' for its flags.\n", group)
 }
 
 // accountFlags are the flags of a command that acts on one account:

@@ -8,15 +8,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
-	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
 
 func runKeys(ctx context.Context, env Env, args []string) error {
-	return subcommand(ctx, env, "keys", args, map[string]func(context.Context, Env, []string) error{
-		"create": keysCreate,
-		"list":   keysList,
-		"revoke": keysRevoke,
+	return subcommand(ctx, env, "keys", args, []sub{
+		{"create", "create a key for an account and print it once", keysCreate},
+		{"list", "list an account's keys", keysList},
+		{"revoke", "revoke a key by its ID, for good", keysRevoke},
 	})
 }
 
@@ -28,7 +27,7 @@ func keysCreate(ctx context.Context, env Env, args []string) error {
 	if err := f.parse(args, 0); err != nil {
 		return err
 	}
-	allowed, err := modelList(*models)
+	allowed, err := modelList(env, *f.cfgPath, *models)
 	if err != nil {
 		return err
 	}
@@ -112,14 +111,6 @@ func keyJSON(k store.Key) map[string]any {
 
 // modelList parses a --models value: model IDs and prefixes, separated by
 // commas or spaces.
-func modelList(s string) ([]string, error) {
-	list, bad := route.ParseAllowList(s)
-	if bad != "" {
-		return nil, usageErr("--models: %q is not a model ID (a single trailing * may match a prefix)", bad)
-	}
-	return list, nil
-}
-
 func modelsText(l []string) string {
 	if len(l) == 0 {
 		return "all"

@@ -13,9 +13,9 @@ import (
 )
 
 func runLimits(ctx context.Context, env Env, args []string) error {
-	return subcommand(ctx, env, "limits", args, map[string]func(context.Context, Env, []string) error{
-		"set":  limitsSet,
-		"show": limitsShow,
+	return subcommand(ctx, env, "limits", args, []sub{
+		{"set", "set an account's or a key's RPM, TPM and monthly budget", limitsSet},
+		{"show", "show an account's limits and its keys'", limitsShow},
 	})
 }
 

@@ -8,12 +8,14 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/app"
 	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/route"
 )
 
 func runModels(ctx context.Context, env Env, args []string) error {
 	fs, cfgPath := newFlags(env, "models")
 	asJSON := jsonFlag(fs)
 	dev := fs.Bool("dev", false, "include the mock provider, as serve --dev does")
+	check := fs.Bool("check", false, "probe each configured provider (a free models list) and report wrong base URLs and refused keys; exit status 1 when one fails")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -26,25 +28,51 @@ func runModels(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	type row struct {
-		ID       string `json:"id"`
-		Family   string `json:"family"`
-		Mode     string `json:"mode"`
-		Provider string `json:"provider"`
-		Status   string `json:"status"`
-		Input    string `json:"input_usd_per_mtok"`
-		Output   string `json:"output_usd_per_mtok"`
-		Cached   string `json:"cached_input_usd_per_mtok,omitempty"`
-		// LongAbove is the prompt size above which the long-context prices
-		// apply to a whole request; 0 when the model has none.
-		LongAbove  int    `json:"long_context_above_tokens,omitempty"`
-		LongInput  string `json:"long_input_usd_per_mtok,omitempty"`
-		LongOutput string `json:"long_output_usd_per_mtok,omitempty"`
-		Sunset     string `json:"sunset_on,omitempty"`
+	rows := modelRows(routes)
+	var checks []providerCheck
+	failed := 0
+	if *check {
+		var misconfigured map[string]bool
+		checks = checkProviders(ctx, routes.Providers())
+		failed, misconfigured = failedChecks(checks)
+		for i := range rows {
+			if misconfigured[rows[i].Provider] {
+				rows[i].Status = checkMisconfigured
+			}
+		}
 	}
-	var rows []row
+	if err := printModels(env, rows, checks, *asJSON, *check); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d provider(s) failed the check", failed)
+	}
+	return nil
+}
+
+// modelRow is one model of `switchyard models`.
+type modelRow struct {
+	ID       string `json:"id"`
+	Family   string `json:"family"`
+	Mode     string `json:"mode"`
+	Provider string `json:"provider"`
+	Status   string `json:"status"`
+	Input    string `json:"input_usd_per_mtok"`
+	Output   string `json:"output_usd_per_mtok"`
+	Cached   string `json:"cached_input_usd_per_mtok,omitempty"`
+	// LongAbove is the prompt size above which the long-context prices
+	// apply to a whole request; 0 when the model has none.
+	LongAbove  int    `json:"long_context_above_tokens,omitempty"`
+	LongInput  string `json:"long_input_usd_per_mtok,omitempty"`
+	LongOutput string `json:"long_output_usd_per_mtok,omitempty"`
+	Sunset     string `json:"sunset_on,omitempty"`
+}
+
+// modelRows lists the catalogue with each model's status and provider.
+func modelRows(routes *route.Table) []modelRow {
+	var rows []modelRow
 	for _, m := range routes.Catalog().All() {
-		r := row{ID: m.ID, Family: m.Family, Mode: string(m.Mode), Input: m.InputPrice.String(), Output: m.OutputPrice.String()}
+		r := modelRow{ID: m.ID, Family: m.Family, Mode: string(m.Mode), Input: m.InputPrice.String(), Output: m.OutputPrice.String()}
 		if m.Mode != catalog.ModeEmbedding {
 			r.Cached = m.CachedPrice().String()
 		}
@@ -64,7 +92,17 @@ func runModels(ctx context.Context, env Env, args []string) error {
 		}
 		rows = append(rows, r)
 	}
-	if *asJSON {
+	return rows
+}
+
+// printModels writes the models' table, then the providers' checks when
+// made; --json writes {"models": [...], "providers": [...]} with --check,
+// else the list of models.
+func printModels(env Env, rows []modelRow, checks []providerCheck, asJSON, checked bool) error {
+	switch {
+	case asJSON && checked:
+		return printJSON(env.Stdout, map[string]any{"models": rows, "providers": checks})
+	case asJSON:
 		return printJSON(env.Stdout, rows)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
@@ -79,5 +117,9 @@ func runModels(ctx context.Context, env Env, args []string) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Family, r.Mode, prov, r.Status, r.Input, r.Output, sunset)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil || !checked {
+		return err
+	}
+	fmt.Fprintln(env.Stdout)
+	return printChecks(env.Stdout, checks)
 }

@@ -90,6 +90,17 @@ func (d Database) IsPostgres() bool {
 	return strings.HasPrefix(d.URL, "postgres://") || strings.HasPrefix(d.URL, "postgresql://")
 }
 
+// SQLitePath returns the file of a SQLite URL (without "file:" and any
+// query), or "" for PostgreSQL.
+func (d Database) SQLitePath() string {
+	if d.IsPostgres() {
+		return ""
+	}
+	path := strings.TrimPrefix(d.URL, "file:")
+	path, _, _ = strings.Cut(path, "?")
+	return path
+}
+
 // Redis configures the shared counter store for several replicas.
 type Redis struct {
 	// URL is a redis:// URL. Default empty: limits are kept in process.
@@ -250,9 +261,7 @@ func (c *Config) JournalDir() string {
 	if c.Database.IsPostgres() {
 		return "switchyard-usage-journal"
 	}
-	path := strings.TrimPrefix(c.Database.URL, "file:")
-	path, _, _ = strings.Cut(path, "?")
-	return path + ".usage-journal"
+	return c.Database.SQLitePath() + ".usage-journal"
 }
 
 // Default returns the embedded defaults: enough to run with no file.

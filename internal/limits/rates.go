@@ -62,15 +62,21 @@ func (c check) bucket() string {
 
 func (c check) rate() Rate { return Rate{Limit: c.limit, Period: time.Minute} }
 
-// Reserve takes one request and tokens (the request's estimated prompt
-// plus its output allowance) from the subject's buckets, or refuses.
-func (r *Rates) Reserve(ctx context.Context, s Subject, tokens int64) (Outcome, error) {
-	checks := [4]check{
+// checks are a request's four checks, in Reserve's order: one request
+// and tokens, from the key's and the account's buckets.
+func (s Subject) checks(tokens int64) [4]check {
+	return [4]check{
 		{"requests", "key", s.KeyID, s.KeyRPM, 1},
 		{"requests", "account", s.AccountID, s.AccountRPM, 1},
 		{"tokens", "key", s.KeyID, s.KeyTPM, tokens},
 		{"tokens", "account", s.AccountID, s.AccountTPM, tokens},
 	}
+}
+
+// Reserve takes one request and tokens (the request's estimated prompt
+// plus its output allowance) from the subject's buckets, or refuses.
+func (r *Rates) Reserve(ctx context.Context, s Subject, tokens int64) (Outcome, error) {
+	checks := s.checks(tokens)
 	var out Outcome
 	var reqDec, tokDec [2]Decision
 	for i, c := range checks {
@@ -119,6 +125,20 @@ func (r *Rates) giveBack(ctx context.Context, passed []check) {
 			r.lim.Adjust(ctx, c.bucket(), c.rate(), -c.cost)
 		}
 	}
+}
+
+// Refund gives back all that Reserve took for a request that failed by
+// the gateway's own fault: the request and its reserved tokens.
+func (r *Rates) Refund(ctx context.Context, s Subject, reserved int64) error {
+	for _, c := range s.checks(reserved) {
+		if c.limit <= 0 {
+			continue
+		}
+		if err := r.lim.Adjust(ctx, c.bucket(), c.rate(), -c.cost); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Settle corrects a token reservation to the tokens really used, so that

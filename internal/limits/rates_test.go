@@ -112,3 +112,23 @@ func TestRatesCurrent(t *testing.T) {
 		t.Errorf("no limits: Current = %+v, %v", got, err)
 	}
 }
+
+// TestRatesRefund gives back all a request took: its request and tokens.
+func TestRatesRefund(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	r := limits.NewRates(limits.NewMemory(func() time.Time { return now }))
+	s := limits.Subject{AccountID: "acct_r", KeyID: "key_r", KeyRPM: 60, AccountRPM: 600, KeyTPM: 6000, AccountTPM: 60000}
+	for range 3 {
+		if out, err := r.Reserve(ctx, s, 400); err != nil || out.Refused != nil {
+			t.Fatalf("reserve: %+v, %v", out.Refused, err)
+		}
+	}
+	if err := r.Refund(ctx, s, 400); err != nil {
+		t.Fatal(err)
+	}
+	want := limits.Use{KeyRequests: 2, AccountRequests: 2, KeyTokens: 800, AccountTokens: 800}
+	if got, err := r.Current(ctx, s); err != nil || got != want {
+		t.Errorf("Current = %+v, %v; want %+v", got, err, want)
+	}
+}

@@ -21,7 +21,8 @@ const (
 	KindBadRequest Kind = iota
 	// KindAuth: the upstream refused the gateway's credentials (401/403).
 	KindAuth
-	// KindNotFound: the upstream does not know the model (404).
+	// KindNotFound: the upstream does not know the model: a 404 that is
+	// the provider's own model-not-found error.
 	KindNotFound
 	// KindRateLimit: the upstream is rate-limiting (429).
 	KindRateLimit
@@ -34,6 +35,10 @@ const (
 	KindTimeout
 	// KindCanceled: the client went away.
 	KindCanceled
+	// KindNoEndpoint: the upstream has no such endpoint (another 404, or a
+	// 405), most likely a wrong base URL: the gateway's configuration is at
+	// fault, not the client's request.
+	KindNoEndpoint
 )
 
 // Error is a failed upstream call.
@@ -47,7 +52,10 @@ type Error struct {
 	Param    string // upstream error param, when given
 	// RetryAfter is the upstream's Retry-After, when given.
 	RetryAfter time.Duration
-	Err        error // underlying transport error, if any
+	// Path is the URL path of the upstream request that failed with a
+	// status, for logs; never its host, query or credentials.
+	Path string
+	Err  error // underlying transport error, if any
 }
 
 func (e *Error) Error() string {
@@ -60,7 +68,10 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // FromStatus builds the Error for an upstream HTTP error response with an
-// OpenAI-shaped (or similar) JSON body.
+// OpenAI-shaped (or similar) JSON body. A 404 is KindNotFound only when it
+// is an OpenAI-style model-not-found (code model_not_found, or param
+// model, as OpenAI-compatible hosts send); any other 404 or 405 is
+// KindNoEndpoint. Adapters whose provider says it otherwise reclassify.
 func FromStatus(provider string, status int, header http.Header, body []byte) *Error {
 	e := &Error{Provider: provider, Status: status}
 	msg := gjson.GetBytes(body, "error.message")
@@ -78,8 +89,10 @@ func FromStatus(provider string, status int, header http.Header, body []byte) *E
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		e.Kind = KindAuth
-	case status == http.StatusNotFound:
+	case status == http.StatusNotFound && (e.Code == "model_not_found" || e.Param == "model"):
 		e.Kind = KindNotFound
+	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
+		e.Kind = KindNoEndpoint
 	case status == http.StatusTooManyRequests:
 		e.Kind = KindRateLimit
 	case status == 529: // Anthropic's "overloaded"

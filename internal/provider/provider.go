@@ -108,6 +108,13 @@ type Completer interface {
 	CompleteStream(ctx context.Context, r *Request) (Stream, error)
 }
 
+// Prober checks an upstream's base URL and credentials with a request
+// that costs nothing (its models list); the error is a *Error as a call's
+// would be, KindNoEndpoint when the base URL is wrong.
+type Prober interface {
+	Probe(ctx context.Context) error
+}
+
 // Embedder answers embeddings.
 type Embedder interface {
 	Embed(ctx context.Context, r *Request) (*Response, error)

@@ -55,13 +55,48 @@ func (u *Upstream) Post(ctx context.Context, url string, body []byte, stream boo
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
-		if u.Classify != nil {
-			return nil, u.Classify(u.Name, resp.StatusCode, resp.Header, b)
-		}
-		return nil, FromStatus(u.Name, resp.StatusCode, resp.Header, b)
+		return nil, u.statusError(req, resp)
 	}
 	return resp, nil
+}
+
+// statusError reads and classifies a non-200 answer to req, and notes
+// the path that gave it.
+func (u *Upstream) statusError(req *http.Request, resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+	var err error = FromStatus(u.Name, resp.StatusCode, resp.Header, b)
+	if u.Classify != nil {
+		err = u.Classify(u.Name, resp.StatusCode, resp.Header, b)
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		pe.Path = req.URL.Path
+	}
+	return err
+}
+
+// Probe sends a GET to url (a models list: free) with the headers every
+// request carries, bounded by the timeout, and returns the classified
+// error unless the answer is 200.
+func (u *Upstream) Probe(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, u.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return &Error{Provider: u.Name, Kind: KindUnavailable, Err: err}
+	}
+	req.Header = u.Header.Clone()
+	req.Header.Del("Content-Type")
+	resp, err := u.Client.Do(req)
+	if err != nil {
+		return FromTransport(ctx, u.Name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return u.statusError(req, resp)
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, MaxErrorBody))
+	return nil
 }
 
 // Call posts body and reads the whole answer, bounded by the timeout.

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -31,6 +32,7 @@ type Client struct {
 }
 
 var (
+	_ provider.Prober   = (*Client)(nil)
 	_ provider.Chatter  = (*Client)(nil)
 	_ provider.Streamer = (*Client)(nil)
 )
@@ -59,6 +61,9 @@ func New(opt Options) *Client {
 		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout, Classify: statusError,
 	}}
 }
+
+// Probe lists the upstream's models, to check its base URL and key.
+func (c *Client) Probe(ctx context.Context) error { return c.up.Probe(ctx, c.opt.BaseURL+"/v1/models") }
 
 // Name returns the configured name.
 func (c *Client) Name() string { return c.opt.Name }

@@ -13,11 +13,14 @@ import (
 // statusError classifies an upstream error response. Anthropic's body is
 // {"type":"error","error":{"type","message"},"request_id"}, which
 // provider.FromStatus reads; this adds what is Anthropic's own: 402
-// billing, "overloaded_error" whatever the status, 413 and prompts that
-// are too long.
+// billing, "overloaded_error" whatever the status, 413, prompts that are
+// too long, and its model-not-found: a 404 not_found_error whose message
+// starts "model:" (an unknown path is a not_found_error "Not Found").
 func statusError(name string, status int, h http.Header, body []byte) error {
 	e := provider.FromStatus(name, status, h, body)
 	switch {
+	case status == http.StatusNotFound && e.Type == "not_found_error" && strings.HasPrefix(e.Message, "model:"):
+		e.Kind = provider.KindNotFound
 	case e.Type == "overloaded_error":
 		e.Kind = provider.KindOverloaded
 	case status == http.StatusPaymentRequired:

@@ -253,3 +253,38 @@ func waitIdle(t *testing.T, srv *fakeanthropic.Server) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Anthropic answers an unknown path with not_found_error too, but only an
+// unknown model's message starts "model:"; the rest is the gateway's
+// misconfiguration.
+func TestWrongPath(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		want   string
+	}{
+		{"model", 404, `{"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}`, "not_found"},
+		{"path", 404, `{"type":"error","error":{"type":"not_found_error","message":"Not Found"}}`, "no_endpoint"},
+		{"html", 404, `<html>Not Found</html>`, "no_endpoint"},
+		{"method", 405, `{"type":"error","error":{"type":"invalid_request_error","message":"Method Not Allowed"}}`, "no_endpoint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			c := New(Options{Name: "anthropic", BaseURL: srv.URL, APIKey: "k"})
+			_, err := c.Chat(context.Background(), chatRequest(`{"messages":[{"role":"user","content":"hi"}]}`, false))
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v", err)
+			}
+			if got := kindName(pe.Kind); got != tt.want || pe.Path != "/v1/messages" {
+				t.Errorf("kind %s, path %q; want %s, /v1/messages", got, pe.Path, tt.want)
+			}
+		})
+	}
+}

@@ -74,7 +74,7 @@ func describe(err error) string {
 }
 
 func kindName(k provider.Kind) string {
-	names := []string{"bad_request", "auth", "not_found", "rate_limit", "unavailable", "overloaded", "timeout", "canceled"}
+	names := []string{"bad_request", "auth", "not_found", "rate_limit", "unavailable", "overloaded", "timeout", "canceled", "no_endpoint"}
 	if int(k) < len(names) {
 		return names[k]
 	}

@@ -38,6 +38,7 @@ type Client struct {
 }
 
 var (
+	_ provider.Prober   = (*Client)(nil)
 	_ provider.Chatter  = (*Client)(nil)
 	_ provider.Streamer = (*Client)(nil)
 	_ provider.Embedder = (*Client)(nil)
@@ -74,6 +75,11 @@ func New(opt Options) *Client {
 	return &Client{opt: opt, env: realEnv, up: provider.Upstream{
 		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout, Classify: classify,
 	}}
+}
+
+// Probe lists the upstream's models, to check its base URL and key.
+func (c *Client) Probe(ctx context.Context) error {
+	return c.up.Probe(ctx, c.opt.BaseURL+apiVersion+"/models")
 }
 
 // Name returns the configured name.

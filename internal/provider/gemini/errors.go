@@ -48,6 +48,9 @@ func statusError(name string, status int, h http.Header, body []byte) *provider.
 	e.Type = g.Get("status").Str
 	reason := errorReason(g)
 	e.Kind = errorKind(status, e.Type, reason)
+	if e.Kind == provider.KindNotFound && !strings.Contains(e.Message, "models/") {
+		e.Kind = provider.KindNoEndpoint // not Gemini's "models/x is not found"
+	}
 	if reason != "" {
 		e.Code = strings.ToLower(reason)
 	}
@@ -71,8 +74,10 @@ func errorKind(status int, canonical, reason string) provider.Kind {
 		return provider.KindAuth
 	case canonical == "FAILED_PRECONDITION":
 		return provider.KindUnavailable
-	case status == http.StatusNotFound:
+	case status == http.StatusNotFound && canonical == "NOT_FOUND":
 		return provider.KindNotFound
+	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
+		return provider.KindNoEndpoint
 	case status == http.StatusTooManyRequests:
 		return provider.KindRateLimit
 	case status == http.StatusServiceUnavailable:

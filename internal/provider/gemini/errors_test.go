@@ -3,6 +3,9 @@ package gemini
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,5 +90,35 @@ func TestTimeoutAndCancel(t *testing.T) {
 	c = New(Options{Name: "g", BaseURL: s.URL, APIKey: fakegemini.DefaultKey})
 	if _, err := c.Chat(ctx, r); !errors.As(err, &pe) || pe.Kind != provider.KindCanceled {
 		t.Errorf("cancelled: %v, want KindCanceled", err)
+	}
+}
+
+// Only Gemini's own NOT_FOUND for a model ("models/x is not found") is an
+// unknown model; another 404 or a 405 is the gateway's misconfiguration.
+func TestWrongPath(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		want   provider.Kind
+	}{
+		{"model", 404, `{"error":{"code":404,"message":"models/gemini-x is not found for API version v1beta, or is not supported for generateContent.","status":"NOT_FOUND"}}`, provider.KindNotFound},
+		{"html", 404, `<!DOCTYPE html><title>Error 404 (Not Found)!!1</title>`, provider.KindNoEndpoint},
+		{"method", 405, ``, provider.KindNoEndpoint},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			c := New(Options{Name: "g", BaseURL: srv.URL, APIKey: "k"})
+			_, err := c.Chat(t.Context(), request(flash, `{"messages":[{"role":"user","content":"x"}]}`))
+			var pe *provider.Error
+			if !errors.As(err, &pe) || pe.Kind != tt.want || !strings.HasPrefix(pe.Path, "/v1beta/models/") {
+				t.Errorf("err %v (%+v), want kind %d and the path", err, pe, tt.want)
+			}
+		})
 	}
 }

@@ -53,66 +53,71 @@ func (w *chunkWriter) add(choices []any, usage any) {
 	w.out = append(w.out, b)
 }
 
-func (w *chunkWriter) delta(index int, delta map[string]any, finish any) {
-	w.add([]any{map[string]any{"index": index, "delta": delta, "logprobs": nil, "finish_reason": finish}}, nil)
+func (w *chunkWriter) delta(index int, delta map[string]any, logprobs, finish any) {
+	w.add([]any{map[string]any{"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}}, nil)
 }
 
-// ChatStream streams the same answer as Chat, word by word; with n > 1
+// ChatStream streams the same answer as Chat, token by token; with n > 1
 // the choices' chunks follow one another, each with its own role and
 // finish chunks.
 func (p *Provider) ChatStream(ctx context.Context, r *provider.Request) (provider.Stream, error) {
 	w := &chunkWriter{includeUsage: r.IncludeUsage, head: map[string]any{
-		"id": p.id("chatcmpl"), "object": "chat.completion.chunk", "created": p.now().Unix(),
+		"id": p.id("chatcmpl-"), "object": "chat.completion.chunk", "created": p.now().Unix(),
 		"model": r.Model, "system_fingerprint": "fp_mock",
 	}}
-	usage := provider.Usage{PromptTokens: promptTokens(r.Body)}
-	for i := range max(1, int(gjson.GetBytes(r.Body, "n").Int())) {
-		usage.CompletionTokens += p.streamChoice(w, r, i)
-	}
+	rep := decide(r.Body)
+	n := choiceCount(r.Body)
+	usage := provider.Usage{PromptTokens: promptTokens(r.Body), CompletionTokens: n * rep.completionTokens()}
 	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	for i := range n {
+		if rep.calls {
+			p.streamCall(w, &rep, i)
+		} else {
+			streamContent(w, r.Body, &rep, i)
+		}
+	}
 	if r.IncludeUsage {
 		w.add([]any{}, usageJSON(usage))
 	}
 	return &chunks{ctx: ctx, list: w.out, usage: usage}, nil
 }
 
-// streamChoice adds the chunks of choice index and returns its tokens.
-func (p *Provider) streamChoice(w *chunkWriter, r *provider.Request, index int) int {
-	finish, tokens := "stop", 0
-	if c, legacy, ok := pickCall(r.Body); ok {
-		tokens = countTokens(c.args) + 2
-		half := len(c.args) / 2
-		first, part := map[string]any{"name": c.name, "arguments": ""}, func(s string) any { return map[string]string{"arguments": s} }
-		key, finish := "function_call", "function_call"
-		if !legacy {
-			key, finish = "tool_calls", "tool_calls"
-			first = map[string]any{"index": 0, "id": p.id("call"), "type": "function", "function": map[string]string{"name": c.name, "arguments": ""}}
-			part = func(s string) any {
-				return []any{map[string]any{"index": 0, "function": map[string]string{"arguments": s}}}
-			}
-			w.delta(index, map[string]any{"role": "assistant", "content": nil, key: []any{first}}, nil)
-		} else {
-			w.delta(index, map[string]any{"role": "assistant", "content": nil, key: first}, nil)
+// streamCall adds the chunks of choice index when it is a function call:
+// the name, then the arguments in two halves.
+func (p *Provider) streamCall(w *chunkWriter, rep *reply, index int) {
+	c := rep.call
+	first, part := map[string]any{"name": c.name, "arguments": ""}, func(s string) any { return map[string]string{"arguments": s} }
+	key := "function_call"
+	if !rep.legacy {
+		key = "tool_calls"
+		first = map[string]any{"index": 0, "id": p.id("call_"), "type": "function", "function": map[string]string{"name": c.name, "arguments": ""}}
+		part = func(s string) any {
+			return []any{map[string]any{"index": 0, "function": map[string]string{"arguments": s}}}
 		}
-		for _, s := range []string{c.args[:half], c.args[half:]} {
-			w.delta(index, map[string]any{key: part(s)}, nil)
+		w.delta(index, map[string]any{"role": "assistant", "content": nil, key: []any{first}}, nil, nil)
+	} else {
+		w.delta(index, map[string]any{"role": "assistant", "content": nil, key: first}, nil, nil)
+	}
+	half := len(c.args) / 2
+	for _, s := range []string{c.args[:half], c.args[half:]} {
+		w.delta(index, map[string]any{key: part(s)}, nil, nil)
+	}
+	w.delta(index, map[string]any{}, nil, rep.finish)
+}
+
+// streamContent adds the chunks of choice index when it is content: the
+// role, one chunk per token (with its logprobs when asked), the finish.
+func streamContent(w *chunkWriter, body []byte, rep *reply, index int) {
+	top, withLogprobs := wantLogprobs(body)
+	w.delta(index, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil, nil)
+	for _, tok := range rep.tokens {
+		var lp any
+		if withLogprobs {
+			lp = map[string]any{"content": []any{tokenLogprob(tok, top)}, "refusal": nil}
 		}
-		w.delta(index, map[string]any{}, finish)
-		return tokens
+		w.delta(index, map[string]any{"content": tok}, lp, nil)
 	}
-	words := answerWords(lastUserText(r.Body), maxTokens(r.Body))
-	if mt := maxTokens(r.Body); mt > 0 && len(words) == mt {
-		finish = "length"
-	}
-	w.delta(index, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)
-	for i, word := range words {
-		if i > 0 {
-			word = " " + word
-		}
-		w.delta(index, map[string]any{"content": word}, nil)
-	}
-	w.delta(index, map[string]any{}, finish)
-	return len(words)
+	w.delta(index, map[string]any{}, nil, rep.finish)
 }
 
 // completionPrompts returns the prompts of a legacy completion request.
@@ -154,7 +159,7 @@ func (p *Provider) Complete(ctx context.Context, r *provider.Request) (*provider
 		choices = append(choices, map[string]any{"text": " " + strings.Join(words, " "), "index": i, "logprobs": nil, "finish_reason": finish})
 	}
 	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
-	b, err := json.Marshal(map[string]any{"id": p.id("cmpl"), "object": "text_completion", "created": p.now().Unix(),
+	b, err := json.Marshal(map[string]any{"id": p.id("cmpl-"), "object": "text_completion", "created": p.now().Unix(),
 		"model": r.Model, "choices": choices, "usage": usageJSON(usage)})
 	return &provider.Response{Body: b, Usage: usage}, err
 }
@@ -162,7 +167,7 @@ func (p *Provider) Complete(ctx context.Context, r *provider.Request) (*provider
 // CompleteStream streams a legacy completion word by word.
 func (p *Provider) CompleteStream(ctx context.Context, r *provider.Request) (provider.Stream, error) {
 	w := &chunkWriter{includeUsage: r.IncludeUsage, head: map[string]any{
-		"id": p.id("cmpl"), "object": "text_completion", "created": p.now().Unix(), "model": r.Model,
+		"id": p.id("cmpl-"), "object": "text_completion", "created": p.now().Unix(), "model": r.Model,
 	}}
 	usage := provider.Usage{}
 	for i, prompt := range completionPrompts(r.Body) {

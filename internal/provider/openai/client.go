@@ -42,6 +42,7 @@ type Client struct {
 }
 
 var (
+	_ provider.Prober    = (*Client)(nil)
 	_ provider.Chatter   = (*Client)(nil)
 	_ provider.Streamer  = (*Client)(nil)
 	_ provider.Completer = (*Client)(nil)
@@ -68,6 +69,9 @@ func New(opt Options) *Client {
 		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout,
 	}}
 }
+
+// Probe lists the upstream's models, to check its base URL and key.
+func (c *Client) Probe(ctx context.Context) error { return c.up.Probe(ctx, c.opt.BaseURL+"/models") }
 
 // Name returns the configured name.
 func (c *Client) Name() string { return c.opt.Name }

@@ -92,7 +92,7 @@ func TestUpstreamStatus(t *testing.T) {
 				c := newClient(t, u.URL, openai.Options{Name: "up"})
 				got := asError(t, op.open(testContext(t), c, chatRequest()))
 				want := tt.want
-				want.Provider, want.Status = "up", tt.status
+				want.Provider, want.Status, want.Path = "up", tt.status, "/v1/chat/completions"
 				if diff := cmp.Diff(&want, got); diff != "" {
 					t.Errorf("error (-want +got):\n%s", diff)
 				}
@@ -265,5 +265,35 @@ func TestStreamCanceledMidway(t *testing.T) {
 	_, err = st.Next()
 	if got := asError(t, err); got.Kind != provider.KindCanceled {
 		t.Errorf("error %v, Kind %v; want KindCanceled", got, got.Kind)
+	}
+}
+
+// A 404 or 405 that is not OpenAI's model_not_found (a base URL without
+// /v1, a host that is not OpenAI-compatible) is the gateway's
+// misconfiguration, not an unknown model; the error names the path.
+func TestUpstreamWrongPath(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		want   provider.Kind
+	}{
+		{"model_not_found", 404, `{"error":{"message":"The model ` + "`x`" + ` does not exist","type":"invalid_request_error","param":null,"code":"model_not_found"}}`, provider.KindNotFound},
+		{"param model", 404, `{"error":{"message":"Unable to access model x","type":"invalid_request_error","param":"model","code":"model_not_available"}}`, provider.KindNotFound},
+		{"plain text", 404, `404 page not found`, provider.KindNoEndpoint},
+		{"unknown_url", 404, `{"error":{"message":"Invalid URL (POST /chat/completions)","type":"invalid_request_error","param":null,"code":"unknown_url"}}`, provider.KindNoEndpoint},
+		{"method not allowed", 405, `{"detail":"Method Not Allowed"}`, provider.KindNoEndpoint},
+	}
+	for _, tt := range tests {
+		for _, op := range opens {
+			t.Run(op.name+"/"+tt.name, func(t *testing.T) {
+				u := newUpstream(t, tt.status, http.Header{"Content-Type": {"application/json"}}, []byte(tt.body))
+				c := newClient(t, u.URL, openai.Options{Name: "up"})
+				got := asError(t, op.open(testContext(t), c, chatRequest()))
+				if got.Kind != tt.want || got.Path != "/v1/chat/completions" || got.Status != tt.status {
+					t.Errorf("kind %d, path %q, status %d; want kind %d, path /v1/chat/completions", got.Kind, got.Path, got.Status, tt.want)
+				}
+			})
+		}
 	}
 }
