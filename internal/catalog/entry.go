@@ -27,6 +27,11 @@ type Entry struct {
 	EmbeddingDims   int
 	Created         time.Time // the created field of GET /v1/models; zero = unknown
 	Deployments     []Deployment
+	// Strategy, Fallbacks and ContextWindowFallbacks, when set, replace
+	// the model's.
+	Strategy               Strategy
+	Fallbacks              []string
+	ContextWindowFallbacks []string
 }
 
 // With returns a new catalogue with the entries applied in order, so a
@@ -89,6 +94,18 @@ func (e *Entry) validate() error {
 		return errors.New("max_output_tokens must not be negative")
 	case e.EmbeddingDims < 0:
 		return errors.New("embedding_dimensions must not be negative")
+	case !e.Strategy.Valid():
+		return fmt.Errorf("strategy must be weighted, least-busy or latency, got %q", e.Strategy)
+	}
+	for i, f := range e.Fallbacks {
+		if f == "" || f == e.ID {
+			return fmt.Errorf("fallbacks[%d]: expected another model's ID, got %q", i, f)
+		}
+	}
+	for i, f := range e.ContextWindowFallbacks {
+		if f == "" || f == e.ID {
+			return fmt.Errorf("context_window_fallbacks[%d]: expected another model's ID, got %q", i, f)
+		}
 	}
 	for i, d := range e.Deployments {
 		if d.Provider == "" {
@@ -96,6 +113,12 @@ func (e *Entry) validate() error {
 		}
 		if d.UpstreamID == "" {
 			return fmt.Errorf("deployments[%d]: upstream_id is required", i)
+		}
+		if d.Weight < 0 {
+			return fmt.Errorf("deployments[%d]: weight must not be negative", i)
+		}
+		if d.FirstByteTimeout < 0 || d.Timeout < 0 {
+			return fmt.Errorf("deployments[%d]: timeouts must not be negative", i)
 		}
 	}
 	return nil
@@ -124,6 +147,13 @@ func (e *Entry) override(m *Model) *Model {
 	}
 	if len(e.Deployments) > 0 {
 		c.Deployments = slices.Clone(e.Deployments)
+	}
+	set(&c.Strategy, e.Strategy)
+	if len(e.Fallbacks) > 0 {
+		c.Fallbacks = slices.Clone(e.Fallbacks)
+	}
+	if len(e.ContextWindowFallbacks) > 0 {
+		c.ContextWindowFallbacks = slices.Clone(e.ContextWindowFallbacks)
 	}
 	return &c
 }

@@ -23,6 +23,34 @@ func (m Mode) valid() bool {
 type Deployment struct {
 	Provider   string
 	UpstreamID string
+	// Weight is the deployment's share of its tier's traffic under the
+	// weighted strategy; 0 counts as 1.
+	Weight int
+	// Priority makes tiers: lower is tried first; the default is 0.
+	Priority int
+	// FirstByteTimeout and Timeout, when non-zero, override the
+	// provider's for calls through this deployment.
+	FirstByteTimeout time.Duration
+	Timeout          time.Duration
+}
+
+// Strategy picks among the healthy deployments of one priority tier.
+type Strategy string
+
+// The strategies.
+const (
+	// StrategyWeighted: random, in proportion to the weights (default).
+	StrategyWeighted Strategy = "weighted"
+	// StrategyLeastBusy: the one with the fewest calls in flight.
+	StrategyLeastBusy Strategy = "least-busy"
+	// StrategyLatency: the one with the lowest moving average of time to
+	// first byte.
+	StrategyLatency Strategy = "latency"
+)
+
+// Valid reports whether s is a strategy ("" is the default).
+func (s Strategy) Valid() bool {
+	return s == "" || s == StrategyWeighted || s == StrategyLeastBusy || s == StrategyLatency
 }
 
 // Model is one catalogue entry. Models are shared by every reader of a
@@ -59,9 +87,18 @@ type Model struct {
 	SunsetOn     time.Time // zero when no shutdown date is known
 	Replacement  string    // the vendor's named successor, if any
 
-	// Deployments are tried in order; the default is one
-	// {Provider, UpstreamID}.
+	// Deployments serve the model: by priority tier, then by Strategy
+	// within a tier. The default is one {Provider, UpstreamID}.
 	Deployments []Deployment
+	// Strategy picks within a tier; "" is StrategyWeighted.
+	Strategy Strategy
+	// Fallbacks are the models tried, in order, when every deployment
+	// has failed or is cooling down.
+	Fallbacks []string
+	// ContextWindowFallbacks are the models tried, in order, when the
+	// prompt is too long for this one: the first with a larger window
+	// answers.
+	ContextWindowFallbacks []string
 }
 
 // OwnedBy returns the owned_by value of GET /v1/models: the family

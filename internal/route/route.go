@@ -33,6 +33,8 @@ type Table struct {
 	byName map[string]provider.Provider
 	byType map[string]provider.Provider // the first provider of each type
 	now    func() time.Time
+	// deps holds each catalogue model's resolved deployments, built once.
+	deps map[*catalog.Model][]Deployment
 }
 
 // PriceVersion names the catalogue's price sheet.
@@ -49,6 +51,10 @@ func New(cat *catalog.Catalog, providers []provider.Provider, now func() time.Ti
 		if _, ok := t.byType[p.Type()]; !ok {
 			t.byType[p.Type()] = p
 		}
+	}
+	t.deps = make(map[*catalog.Model][]Deployment)
+	for _, m := range cat.All() {
+		t.deps[m] = t.resolve(m)
 	}
 	return t
 }
@@ -82,6 +88,51 @@ func (t *Table) serve(m *catalog.Model) (provider.Provider, string, bool) {
 		}
 	}
 	return nil, "", false
+}
+
+// Deployment is one configured way to serve a model: a catalogue
+// deployment with its provider resolved.
+type Deployment struct {
+	catalog.Deployment
+	Provider provider.Provider
+	// Key names the deployment in health state, logs and headers:
+	// "provider/upstream_id", the same on every replica.
+	Key string
+}
+
+// Lookup returns the catalogue entry for id when the caller may use it and
+// it is not retired, or ErrNotFound. Unlike Pick it does not ask whether
+// a provider serves it.
+func (t *Table) Lookup(id string, allowed Allow) (*catalog.Model, error) {
+	m, ok := t.cat.Lookup(id)
+	if !ok || m.Retired(t.now()) || !allowed.Permits(id) {
+		return nil, ErrNotFound
+	}
+	return m, nil
+}
+
+// Deployments returns m's deployments whose provider is configured, in
+// catalogue order, each resolved by provider name first, else by type.
+// The slice is the table's: callers must not modify it.
+func (t *Table) Deployments(m *catalog.Model) []Deployment {
+	if ds, ok := t.deps[m]; ok {
+		return ds
+	}
+	return t.resolve(m)
+}
+
+func (t *Table) resolve(m *catalog.Model) []Deployment {
+	var out []Deployment
+	for _, d := range m.Deployments {
+		p, ok := t.byName[d.Provider]
+		if !ok {
+			p, ok = t.byType[d.Provider]
+		}
+		if ok {
+			out = append(out, Deployment{Deployment: d, Provider: p, Key: p.Name() + "/" + d.UpstreamID})
+		}
+	}
+	return out
 }
 
 // Reachable reports whether a configured provider serves m, and which.

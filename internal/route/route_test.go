@@ -369,3 +369,33 @@ func TestStatus(t *testing.T) {
 		t.Errorf("Providers = %v, want %v", names, want)
 	}
 }
+
+func TestDeployments(t *testing.T) {
+	cat, err := builtin(t).With([]catalog.Entry{{ID: "gpt-4o-mini", Deployments: []catalog.Deployment{
+		{Provider: "east", UpstreamID: "gpt-4o-mini", Weight: 3},
+		{Provider: "gone", UpstreamID: "gpt-4o-mini"}, // no such provider: skipped
+		{Provider: "openai", UpstreamID: "gpt-4o-mini-2024-07-18", Priority: 1},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := route.New(cat, []provider.Provider{fake{"east", "openai_compatible"}, fake{"openai-org2", "openai"}}, clock(today))
+	m, err := tab.Lookup("gpt-4o-mini", route.Allow{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range tab.Deployments(m) {
+		got = append(got, d.Key)
+	}
+	want := []string{"east/gpt-4o-mini", "openai-org2/gpt-4o-mini-2024-07-18"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	if ds := tab.Deployments(m); ds[0].Weight != 3 || ds[1].Priority != 1 {
+		t.Errorf("weight and priority not carried: %+v", ds)
+	}
+	if _, err := tab.Lookup("gpt-4o-mini", route.Allow{Key: []string{"gpt-4o"}}); !errors.Is(err, route.ErrNotFound) {
+		t.Errorf("Lookup of a model the key may not use: %v, want ErrNotFound", err)
+	}
+}
