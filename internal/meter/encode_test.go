@@ -12,6 +12,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnewline\n\x00\x1f", "héllo 日本", "bad \xff utf8", "</script>&"} {
 		r := Record{ID: "usg_" + s, RequestID: s, Time: time.Date(2026, 11, 23, 1, 2, 3, 456789, time.FixedZone("X", 3600)),
 			AccountID: "acct_a", KeyID: s, Endpoint: "chat.completions", Model: s, Provider: "openai", UpstreamModel: s,
+			RequestedModel: s, Deployment: "openai/" + s, Attempts: 3,
 			PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3, CachedTokens: 4, Estimated: true, InputPrice: 5, CachedPrice: 10,
 			OutputPrice: 6, PriceVersion: "prices-x", Cost: 7, Latency: 8 * time.Millisecond, TTFT: 9, Status: 499,
 			ErrorType: s, Streamed: true, Cancelled: true}

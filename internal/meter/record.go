@@ -26,6 +26,15 @@ type Record struct {
 	Model         string `json:"model"`
 	Provider      string `json:"provider"`
 	UpstreamModel string `json:"upstream_model"`
+	// RequestedModel is the model the client asked for when another one
+	// answered (a fallback); "" when Model is the one asked for.
+	RequestedModel string `json:"requested_model,omitempty"`
+	// Deployment names the deployment of the last attempt,
+	// "provider/upstream_id"; "" when no upstream was called.
+	Deployment string `json:"deployment,omitempty"`
+	// Attempts is how many upstream calls the request made (retries and
+	// fallbacks included).
+	Attempts int `json:"attempts,omitempty"`
 
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`

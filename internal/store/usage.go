@@ -16,16 +16,16 @@ import (
 
 var _ meter.Sink = (*Store)(nil)
 
-// usageChunk bounds the rows of one multi-row INSERT: 500 rows of 24
+// usageChunk bounds the rows of one multi-row INSERT: 500 rows of 28
 // columns stay well under both drivers' limits on bound parameters.
 const usageChunk = 500
 
 const usageColumns = `id, request_id, created_at, account_id, key_id, endpoint, model, provider, upstream_model,
 	prompt_tokens, completion_tokens, total_tokens, cached_tokens, tokens_estimated,
 	input_price, output_price, price_version, cost, latency_us, ttft_us, status, error_type, streamed, cancelled,
-	cached_price`
+	cached_price, requested_model, deployment, attempts`
 
-const usageColumnCount = 25
+const usageColumnCount = 28
 
 // WriteUsage stores each record whose ID is not stored yet and adds
 // exactly those to the daily rollup, in one transaction; it returns how
@@ -70,7 +70,8 @@ func usageArgs(r *meter.Record) []any {
 	return []any{r.ID, r.RequestID, millis(r.Time), r.AccountID, r.KeyID, r.Endpoint, r.Model,
 		r.Provider, r.UpstreamModel, r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens,
 		r.Estimated, r.InputPrice, r.OutputPrice, r.PriceVersion, int64(r.Cost), r.Latency.Microseconds(),
-		r.TTFT.Microseconds(), r.Status, r.ErrorType, r.Streamed, r.Cancelled, r.CachedPrice}
+		r.TTFT.Microseconds(), r.Status, r.ErrorType, r.Streamed, r.Cancelled, r.CachedPrice,
+		r.RequestedModel, r.Deployment, r.Attempts}
 }
 
 // insertUsage inserts recs (unique IDs) and returns those that were new:
@@ -267,7 +268,8 @@ func scanUsage(row interface{ Scan(...any) error }) (meter.Record, error) {
 	err := row.Scan(&r.ID, &r.RequestID, &created, &r.AccountID, &r.KeyID, &r.Endpoint, &r.Model,
 		&r.Provider, &r.UpstreamModel, &r.PromptTokens, &r.CompletionTokens, &r.TotalTokens, &r.CachedTokens,
 		&r.Estimated, &r.InputPrice, &r.OutputPrice, &r.PriceVersion, (*int64)(&r.Cost), &latency,
-		&ttft, &r.Status, &r.ErrorType, &r.Streamed, &r.Cancelled, &r.CachedPrice)
+		&ttft, &r.Status, &r.ErrorType, &r.Streamed, &r.Cancelled, &r.CachedPrice,
+		&r.RequestedModel, &r.Deployment, &r.Attempts)
 	if err != nil {
 		return meter.Record{}, err
 	}

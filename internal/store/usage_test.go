@@ -51,6 +51,9 @@ func usageRecord(n int, account, key, model, day string, status int) meter.Recor
 		ErrorType:        map[bool]string{true: "server_error"}[status >= 400],
 		Streamed:         n%2 == 1,
 		Cancelled:        status == 499,
+		RequestedModel:   map[bool]string{true: "o1"}[n%4 == 3],
+		Deployment:       "mock/" + model + "-2026",
+		Attempts:         1 + n%3,
 	}
 }
 
