@@ -32,10 +32,10 @@ type entry struct {
 	sampled  atomic.Int64 // Unix ns of the last latency sample; 0 for none
 	done     func()       // Begin's result, made once
 
-	mu        sync.Mutex // guards the following and the writes of until, ewma and sampled
-	fails     []failure  // oldest first; none older than Cooldown after a trim
-	reason    string     // of the cooldown in force
-	rateLimit bool       // the cooldown in force came from rate limiting
+	mu        sync.Mutex  // guards the following and the writes of until, ewma and sampled
+	fails     []failure   // oldest first; none older than Cooldown after a trim
+	reason    string      // of the cooldown in force
+	rateLimit atomic.Bool // the cooldown in force came from rate limiting; written with mu held
 }
 
 // failure is one failure of a deployment.
@@ -136,7 +136,8 @@ func (e *entry) coolLocked(now int64, d time.Duration, reason string) bool {
 	if until <= e.until.Load() {
 		return false
 	}
-	e.reason, e.rateLimit = reason, reason == ClassRateLimit
+	e.reason = reason
+	e.rateLimit.Store(reason == ClassRateLimit)
 	e.until.Store(until)
 	return true
 }

@@ -16,8 +16,8 @@ const smallOrder = 8
 // priority tiers ascending (lower first); within a tier the healthy ones
 // by strategy s:
 //
-//   - weighted (and ""): weighted random without replacement, Weight 0
-//     counting as 1;
+//   - weighted ("" and any unknown strategy): weighted random without
+//     replacement, Weight 0 counting as 1;
 //   - least-busy: fewest calls in flight (Begin), ties in random order;
 //   - latency: lowest moving average of time to first byte, the
 //     deployments without a recent sample first (in random order) so that
@@ -54,7 +54,7 @@ func (t *Tracker) Order(ds []route.Deployment, s catalog.Strategy) (order []rout
 		vals = append(vals, measure(e, s, now, cfg))
 	}
 	if first != nil {
-		coolingUntil, coolingByRateLimit = time.Unix(0, end), first.coolingByRateLimit()
+		coolingUntil, coolingByRateLimit = time.Unix(0, end), first.rateLimit.Load()
 	}
 	byPriority(order, vals)
 	for i := 0; i < len(order); {
@@ -70,13 +70,6 @@ func (t *Tracker) Order(ds []route.Deployment, s catalog.Strategy) (order []rout
 		i = j
 	}
 	return order, coolingUntil, coolingByRateLimit
-}
-
-// coolingByRateLimit reports whether e's cooldown came from rate limiting.
-func (e *entry) coolingByRateLimit() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.rateLimit
 }
 
 // measure returns what strategy s ranks e by, lowest first: calls in
