@@ -3,8 +3,6 @@ package app_test
 import (
 	"context"
 	"database/sql"
-	"io"
-	"net"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -13,81 +11,8 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	"github.com/switchyard-gw/switchyard/internal/testing/tcpproxy"
 )
-
-// dbProxy forwards TCP connections to a database and can cut them all
-// and refuse new ones, as a database that went away would.
-type dbProxy struct {
-	ln     net.Listener
-	target string
-	down   atomic.Bool
-
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
-}
-
-func startProxy(t *testing.T, target string) *dbProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &dbProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
-	p.wg.Go(p.accept)
-	t.Cleanup(func() {
-		ln.Close()
-		p.cut()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *dbProxy) accept() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		if p.down.Load() {
-			c.Close()
-			continue
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.track(c, up)
-		p.wg.Go(func() { io.Copy(up, c); up.Close() })
-		p.wg.Go(func() { io.Copy(c, up); c.Close() })
-	}
-}
-
-func (p *dbProxy) track(cs ...net.Conn) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range cs {
-		p.conns[c] = struct{}{}
-	}
-}
-
-// cut closes every open connection.
-func (p *dbProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.conns {
-		c.Close()
-	}
-	clear(p.conns)
-}
-
-func (p *dbProxy) setDown(down bool) {
-	p.down.Store(down)
-	if down {
-		p.cut()
-	}
-}
 
 // TestNoUsageLostWhenPostgresGoesAway stops PostgreSQL (a proxy in front
 // of it cuts every connection and refuses new ones) in the middle of a
@@ -98,9 +23,9 @@ func TestNoUsageLostWhenPostgresGoesAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := startProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
-	g := testOutage(t, u.String(), func(down bool) { proxy.setDown(down) })
+	proxy := tcpproxy.Start(t, u.Host)
+	u.Host = proxy.Addr()
+	g := testOutage(t, u.String(), proxy.SetDown)
 	if g.App.Meter().Stats().SinkFailures == 0 {
 		t.Error("the writer never saw the database fail: the outage was not real")
 	}

@@ -2,8 +2,6 @@ package limits_test
 
 import (
 	"context"
-	"crypto/rand"
-	"os"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -12,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchyard-gw/switchyard/internal/limits"
+	"github.com/switchyard-gw/switchyard/internal/testing/redistest"
 )
 
 // benchKeys are many keys, as many API keys and accounts would make.
@@ -60,23 +59,8 @@ func BenchmarkMemoryTake(b *testing.B) {
 }
 
 func BenchmarkRedisTake(b *testing.B) {
-	u := os.Getenv("SWITCHYARD_TEST_REDIS_URL")
-	if u == "" {
-		b.Skip("SWITCHYARD_TEST_REDIS_URL not set: Redis benchmarks skipped")
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		b.Fatal(err)
-	}
+	opt, prefix := redistest.Options(b)
 	c := redis.NewClient(opt)
 	defer c.Close()
-	prefix := "sybench:" + rand.Text()[:10] + ":"
-	defer func() {
-		ctx := context.Background()
-		iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			c.Del(ctx, iter.Val())
-		}
-	}()
 	benchTake(b, limits.NewRedis(c, prefix))
 }

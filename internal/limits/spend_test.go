@@ -2,10 +2,8 @@ package limits_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"log/slog"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchyard-gw/switchyard/internal/limits"
+	"github.com/switchyard-gw/switchyard/internal/testing/redistest"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
@@ -114,23 +113,9 @@ func TestMemorySpend(t *testing.T) {
 // or skips.
 func redisClient(t *testing.T) (*redis.Client, string) {
 	t.Helper()
-	u := os.Getenv("SWITCHYARD_TEST_REDIS_URL")
-	if u == "" {
-		t.Skip("SWITCHYARD_TEST_REDIS_URL not set: Redis tests skipped")
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt, prefix := redistest.Options(t)
 	c := redis.NewClient(opt)
-	prefix := "sytest:" + rand.Text()[:10] + ":"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		if keys, _ := c.Keys(ctx, prefix+"*").Result(); len(keys) > 0 {
-			c.Del(ctx, keys...)
-		}
-		c.Close()
-	})
+	t.Cleanup(func() { c.Close() })
 	return c, prefix
 }
 
