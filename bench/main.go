@@ -36,7 +36,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func main() {

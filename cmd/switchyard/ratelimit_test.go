@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // chat sends one chat request with key to url and returns the answer.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/meter"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // slowServer starts switchyard serve --dev in dir in front of a fake

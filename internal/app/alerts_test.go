@@ -16,8 +16,8 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/alerts"
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 

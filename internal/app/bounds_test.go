@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // Issue 13: a prompt larger than the model's context window is refused

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // TestDuplicateKeysRefused: a body that names a key twice is refused with

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // TestFamiliesOtherEndpoints: legacy completions reach Claude and Gemini

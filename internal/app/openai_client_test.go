@@ -13,10 +13,10 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
-	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // clientGateway starts a fake OpenAI upstream (also standing in for

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // dbProxy forwards TCP connections to a database and can cut them all

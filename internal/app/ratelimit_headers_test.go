@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // TestRateLimit429 checks the headers of admitted requests and the exact

@@ -17,9 +17,9 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/cli"
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // eachLimiter runs f with the in-process limiter and, when

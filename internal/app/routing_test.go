@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func authJSON(key string) map[string]string {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func chatBody(model, content string, stream bool) string {

@@ -11,9 +11,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
-	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func main() {
