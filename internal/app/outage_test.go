@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
-	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // dbProxy forwards TCP connections to a database and can cut them all
@@ -136,7 +136,7 @@ func TestNoUsageLostWhenSQLiteIsLocked(t *testing.T) {
 }
 
 func testOutage(t *testing.T, dbURL string, setDown func(bool)) *gateway {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	g := startWith(t, dbURL, map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
 	key, _ := g.newKey(t, "outage@example.com")

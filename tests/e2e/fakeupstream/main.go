@@ -13,11 +13,11 @@ import (
 
 	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
 	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
-	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func main() {
-	oa := fakeupstream.Start(fakeupstream.Options{})
+	oa := fakeopenai.Start(fakeopenai.Options{})
 	defer oa.Close()
 	an := fakeanthropic.Start(fakeanthropic.Options{})
 	defer an.Close()

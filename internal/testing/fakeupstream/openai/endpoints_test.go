@@ -1,4 +1,4 @@
-package fakeupstream
+package fakeopenai
 
 import (
 	"encoding/base64"

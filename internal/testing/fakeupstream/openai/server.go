@@ -1,6 +1,6 @@
-// Package fakeupstream serves a strict, deterministic fake of the OpenAI API
+// Package fakeopenai serves a strict, deterministic fake of the OpenAI API
 // for the gateway's tests and benchmarks.
-package fakeupstream
+package fakeopenai
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func Start(opt Options) *Server {
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		panic(fmt.Sprintf("fakeupstream: listen: %v", err))
+		panic(fmt.Sprintf("fakeopenai: listen: %v", err))
 	}
 	s := &Server{URL: "http://" + ln.Addr().String() + "/v1", opt: opt, served: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
