@@ -25,7 +25,7 @@ func (s *Server) answerOf(q *request) *answer {
 		a.output = len(a.text)
 		for _, t := range calls {
 			input := sampleArgs(t.schema)
-			a.calls = append(a.calls, callOut{id: s.newID("toolu_fake"), name: t.name, input: input})
+			a.calls = append(a.calls, callOut{id: s.NewID("toolu_fake"), name: t.name, input: input})
 			a.output += 5 + len(input)/4
 		}
 		return a

@@ -3,10 +3,11 @@ package fakeanthropic
 import (
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // apiError is an error response in Anthropic's shape.
@@ -53,26 +54,7 @@ var triggers = []string{
 }
 
 // findTrigger returns the first trigger in text, without "fake:", or "".
-func findTrigger(text string) string {
-	for {
-		i := strings.Index(text, "fake:")
-		if i < 0 {
-			return ""
-		}
-		text = text[i+len("fake:"):]
-		end := 0
-		for end < len(text) && isTriggerByte(text[end]) {
-			end++
-		}
-		if t := text[:end]; slices.Contains(triggers, t) {
-			return t
-		}
-	}
-}
-
-func isTriggerByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == ':' || c == '-'
-}
+func findTrigger(text string) string { return fakeupstream.FindTrigger(text, triggers) }
 
 // triggerError is the response to "fake:error:<what>".
 func triggerError(what, model string) *apiError {
@@ -98,6 +80,19 @@ func triggerError(what, model string) *apiError {
 		return errOverload
 	}
 	return errAPI
+}
+
+// statusError is an error with status in Anthropic's shape, for Faults:
+// the trigger's when there is one, else a generic one.
+func statusError(status int, model string) *apiError {
+	if e := triggerError(strconv.Itoa(status), model); e.status == status {
+		return e
+	}
+	typ := "api_error"
+	if status < 500 {
+		typ = "invalid_request_error"
+	}
+	return &apiError{status: status, typ: typ, message: http.StatusText(status)}
 }
 
 func errModel(model string) *apiError {

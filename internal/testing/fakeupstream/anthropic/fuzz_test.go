@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // FuzzCheck: any body is refused with an error or answered with a valid
@@ -19,7 +21,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"model":"claude-fake-1","max_tokens":3,"stop_sequences":["d"],"tool_choice":{"type":"any"},"tools":[{"name":"f","input_schema":{"type":"object","required":["a",1],"properties":{"a":{"enum":[[]]}}}}],"messages":[{"role":"user","content":"x"}]}`))
-	s := &Server{opt: Options{Words: defaultWords, CacheReadTokens: 3}}
+	s := &Server{Server: &fakeupstream.Server{}, opt: Options{Words: defaultWords, CacheReadTokens: 3}}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		q, err := parse(body)
 		if err != nil {

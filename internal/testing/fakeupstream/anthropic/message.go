@@ -66,7 +66,7 @@ func (s *Server) messages(c *call) {
 
 // message renders the complete answer.
 func (s *Server) message(q *request, a *answer) *messageOut {
-	m := &messageOut{ID: s.newID("msg_fake"), Type: "message", Role: "assistant", Model: q.model,
+	m := &messageOut{ID: s.NewID("msg_fake"), Type: "message", Role: "assistant", Model: q.model,
 		Content: []contentOut{}, StopReason: &a.stop, Usage: s.usage(q, a.output)}
 	if a.stopSeq != "" {
 		m.StopSequence = &a.stopSeq

@@ -3,19 +3,16 @@
 package fakeanthropic
 
 import (
-	"context"
 	"crypto/subtle"
 	"errors"
-	"fmt"
-	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // Options shape a fake server. The zero value is a well-behaved Anthropic.
@@ -29,37 +26,17 @@ type Options struct {
 	CacheReadTokens int
 }
 
-// Request is a request as the fake received it.
-type Request struct {
-	Method, Path string
-	Header       http.Header
-	Body         []byte
-}
-
-// Server is a running fake upstream.
+// Server is a running fake upstream; the core gives it URL (the host
+// base without /v1, e.g. http://127.0.0.1:1234), Close, Requests, Last,
+// Active, Calls, Handler, SetFaults and Stats.
 type Server struct {
-	// URL is the host base without /v1, e.g. http://127.0.0.1:1234.
-	URL string
-
-	opt     Options
-	handler http.Handler
-	srv     *http.Server
-	ctx     context.Context // cancelled by Close; parent of every request context
-	cancel  context.CancelFunc
-	served  chan struct{} // closed when the serve loop returns
-	seq     atomic.Int64  // source of IDs
-	active  atomic.Int64  // requests being handled
-
-	mu sync.Mutex
-	// mu guards the following.
-	reqs []Request
+	*fakeupstream.Server
+	opt Options
 }
 
 const (
 	defaultKey   = "test-upstream-key"
 	defaultWords = 12
-	maxBody      = 32 << 20 // Anthropic's request size limit
-	maxRecorded  = 10000
 )
 
 // Start starts a server on 127.0.0.1:0 (loopback only). It panics if it
@@ -71,83 +48,12 @@ func Start(opt Options) *Server {
 	if opt.Words <= 0 {
 		opt.Words = defaultWords
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("fakeanthropic: listen: %v", err))
-	}
-	s := &Server{URL: "http://" + ln.Addr().String(), opt: opt, served: make(chan struct{})}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s := &Server{opt: opt}
 	mux := http.NewServeMux()
 	mux.Handle("POST /v1/messages", s.endpoint(s.messages))
 	mux.Handle("/", s.endpoint(nil))
-	s.handler = mux
-	s.srv = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return s.ctx },
-	}
-	go func() {
-		defer close(s.served)
-		s.srv.Serve(ln)
-	}()
+	s.Server = fakeupstream.Start(fakeupstream.Config{Name: "fakeanthropic", Latency: opt.Latency, Handler: mux, Error: s.injected})
 	return s
-}
-
-// Close stops the server: it cancels in-flight requests (hanging and
-// streaming ones included) and waits for them and the serve loop to end.
-func (s *Server) Close() {
-	s.cancel()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil {
-		s.srv.Close()
-	}
-	<-s.served
-}
-
-// Active returns how many requests are being handled now.
-func (s *Server) Active() int { return int(s.active.Load()) }
-
-// Handler returns the http.Handler (for serving elsewhere).
-func (s *Server) Handler() http.Handler { return s.handler }
-
-// Requests returns copies of the requests received so far (at most the
-// last 10000).
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	recent := s.reqs[max(0, len(s.reqs)-maxRecorded):]
-	out := make([]Request, len(recent))
-	for i, r := range recent {
-		out[i] = r.clone()
-	}
-	return out
-}
-
-// Last returns the most recent request (zero Request if none).
-func (s *Server) Last() Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.reqs) == 0 {
-		return Request{}
-	}
-	return s.reqs[len(s.reqs)-1].clone()
-}
-
-func (r Request) clone() Request {
-	return Request{Method: r.Method, Path: r.Path, Header: r.Header.Clone(), Body: append([]byte(nil), r.Body...)}
-}
-
-func (s *Server) record(r *http.Request, body []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	if len(s.reqs) >= 2*maxRecorded {
-		n := copy(s.reqs, s.reqs[len(s.reqs)-maxRecorded:])
-		clear(s.reqs[n:])
-		s.reqs = s.reqs[:n]
-	}
 }
 
 // call is one request being answered.
@@ -158,19 +64,16 @@ type call struct {
 	reqID string
 }
 
-// endpoint records the request, waits out Latency, then checks the key,
-// the API version and the content type before handing the call to h.
+// endpoint checks the key, the API version and the content type before
+// handing the call to h; the core has recorded the request and waited
+// out Latency.
 func (s *Server) endpoint(h func(*call)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.active.Add(1)
-		defer s.active.Add(-1)
-		c := &call{w: w, r: r, reqID: s.newID("req_fake")}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-		s.record(r, body)
+		c := &call{w: w, r: r, reqID: s.NewID("req_fake")}
+		body, err := fakeupstream.ReadBody(r)
 		switch {
 		case err != nil:
 			c.fail(errTooLarge)
-		case !c.sleep(s.opt.Latency):
 		case h == nil:
 			c.fail(&apiError{status: http.StatusNotFound, typ: "not_found_error", message: "Not Found"})
 		default:
@@ -182,6 +85,13 @@ func (s *Server) endpoint(h func(*call)) http.Handler {
 			h(c)
 		}
 	})
+}
+
+// injected answers a call given an error by Faults.
+func (s *Server) injected(w http.ResponseWriter, r *http.Request, status int) {
+	body, _ := fakeupstream.ReadBody(r)
+	c := &call{w: w, r: r, reqID: s.NewID("req_fake")}
+	c.fail(statusError(status, gjson.GetBytes(body, "model").Str))
 }
 
 // checkHeaders checks x-api-key, anthropic-version and the content type.
@@ -204,27 +114,6 @@ func (s *Server) checkHeaders(r *http.Request) error {
 		return invalid("content-type: expected application/json")
 	}
 	return nil
-}
-
-func (s *Server) newID(prefix string) string {
-	n := s.seq.Add(1)
-	id := strconv.FormatInt(n, 36)
-	return prefix + strings.Repeat("0", max(0, 20-len(id))) + id
-}
-
-// sleep waits d or until the request ends, and reports whether d elapsed.
-func (c *call) sleep(d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.r.Context().Done():
-		return false
-	}
 }
 
 // header sets the headers Anthropic sends on every response.

@@ -1,60 +1,27 @@
 package fakeanthropic
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
-// events writes one event stream, flushing every event and pausing delay
-// between them.
-type events struct {
-	ctx   context.Context
-	w     http.ResponseWriter
-	rc    *http.ResponseController
-	delay time.Duration
-	timer *time.Timer
-	sent  int
-	err   error // sticky: the client has gone
-}
+// events writes one Anthropic event stream.
+type events struct{ *fakeupstream.Events }
 
 // send writes "event: <name>\ndata: <json of v>\n\n" and flushes it.
-func (e *events) send(name string, v any) {
-	if e.err != nil {
-		return
-	}
-	if e.sent > 0 && e.delay > 0 && !e.wait() {
+func (e events) send(name string, v any) {
+	if e.Err() != nil {
 		return
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
-		e.err = err
-		return
+		return // the payloads are structs of strings and ints
 	}
-	e.sent++
 	b := make([]byte, 0, len(name)+len(data)+16)
 	b = append(append(append(b, "event: "...), name...), "\ndata: "...)
-	b = append(append(b, data...), "\n\n"...)
-	if _, e.err = e.w.Write(b); e.err == nil {
-		e.err = e.rc.Flush()
-	}
-}
-
-func (e *events) wait() bool {
-	if e.timer == nil {
-		e.timer = time.NewTimer(e.delay)
-	} else {
-		e.timer.Reset(e.delay)
-	}
-	select {
-	case <-e.timer.C:
-		return true
-	case <-e.ctx.Done():
-		e.timer.Stop()
-		e.err = e.ctx.Err()
-		return false
-	}
+	e.Send(append(append(b, data...), "\n\n"...))
 }
 
 // Event payloads, "type" first as Anthropic sends them.
@@ -119,12 +86,7 @@ func (s *Server) stream(c *call, m *messageOut, a *answer, midError bool) {
 	h.Set("Cache-Control", "no-cache")
 	rateHeaders(h)
 	c.w.WriteHeader(http.StatusOK)
-	e := &events{ctx: c.r.Context(), w: c.w, rc: http.NewResponseController(c.w), delay: s.opt.TokenDelay}
-	defer func() {
-		if e.timer != nil {
-			e.timer.Stop()
-		}
-	}()
+	e := events{fakeupstream.NewEvents(c.w, c.r, s.opt.TokenDelay)}
 	start := *m
 	start.Content, start.StopReason, start.StopSequence = []contentOut{}, nil, nil
 	start.Usage.OutputTokens = 1
@@ -145,7 +107,7 @@ func (s *Server) stream(c *call, m *messageOut, a *answer, midError bool) {
 
 // streamBlock sends content block i: text word by word, a tool input in
 // fragments after an empty one.
-func streamBlock(e *events, i int, b contentOut, a *answer) {
+func streamBlock(e events, i int, b contentOut, a *answer) {
 	start := b
 	var pieces []string
 	kind := "text_delta"
@@ -172,7 +134,7 @@ func streamBlock(e *events, i int, b contentOut, a *answer) {
 
 // streamError is fixture messages_stream_error_overloaded.sse: a text
 // block begun, a first fragment, then the error event.
-func streamError(e *events) {
+func streamError(e events) {
 	empty, first := "", "Hel"
 	e.send("content_block_start", blockStart{Type: "content_block_start", ContentBlock: contentOut{Type: "text", Text: &empty}})
 	e.send("content_block_delta", blockDelta{Type: "content_block_delta", Delta: delta{Type: "text_delta", Text: &first}})

@@ -106,6 +106,27 @@ func errRateLimit(model string) *apiError {
 			string(gjson.AppendJSONString(nil, model)) + `},"quotaValue":"10"}]},{"@type":"type.googleapis.com/google.rpc.Help","links":[{"description":"Learn more about Gemini API quotas","url":"https://ai.google.dev/gemini-api/docs/rate-limits"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"27s"}]`}
 }
 
+// statusError is an error with code in Google's shape, for Faults: the
+// trigger's when there is one, else one with the canonical status Google
+// pairs with the code.
+func statusError(code int, model string) *apiError {
+	if e := triggerError(strconv.Itoa(code), model); e.code == code {
+		return e
+	}
+	status := "INTERNAL"
+	switch {
+	case code == 401:
+		status = "UNAUTHENTICATED"
+	case code == 408 || code == 504:
+		status = "DEADLINE_EXCEEDED"
+	case code == 502 || code == 503:
+		status = "UNAVAILABLE"
+	case code < 500:
+		status = "INVALID_ARGUMENT"
+	}
+	return &apiError{code: code, status: status, message: http.StatusText(code)}
+}
+
 // triggerError is the answer to "fake:error:<status>".
 func triggerError(status, model string) *apiError {
 	switch status {

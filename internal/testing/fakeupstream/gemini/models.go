@@ -1,8 +1,9 @@
 package fakegemini
 
 import (
-	"slices"
 	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // model is what the fake knows of a model.
@@ -101,23 +102,4 @@ var triggers = []string{
 }
 
 // findTrigger returns the first trigger in text, without "fake:", or "".
-func findTrigger(text string) string {
-	for {
-		i := strings.Index(text, "fake:")
-		if i < 0 {
-			return ""
-		}
-		text = text[i+len("fake:"):]
-		end := 0
-		for end < len(text) && isTriggerByte(text[end]) {
-			end++
-		}
-		if t := text[:end]; slices.Contains(triggers, t) {
-			return t
-		}
-	}
-}
-
-func isTriggerByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == ':' || c == '-'
-}
+func findTrigger(text string) string { return fakeupstream.FindTrigger(text, triggers) }

@@ -1,15 +1,13 @@
 package fakegemini
 
 import (
-	"context"
 	"crypto/subtle"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // Options shape a fake server. The zero value is a well-behaved Gemini.
@@ -21,36 +19,18 @@ type Options struct {
 	Words      int           // words in generated answers (default 12)
 }
 
-// Request is a request as the fake received it.
-type Request struct {
-	Method, Path, Query string
-	Header              http.Header
-	Body                []byte
-}
-
-// Server is a running fake Gemini API.
+// Server is a running fake Gemini API; the core gives it URL (the host
+// base without the API version, e.g. http://127.0.0.1:1234), Close,
+// Requests, Last, Active, Calls, Handler, SetFaults and Stats.
 type Server struct {
-	// URL is the host base without the API version, e.g.
-	// http://127.0.0.1:1234.
-	URL string
-
-	opt    Options
-	srv    *http.Server
-	ctx    context.Context // cancelled by Close; parent of every request context
-	cancel context.CancelFunc
-	served chan struct{} // closed when the serve loop returns
-
-	mu sync.Mutex
-	// mu guards the following.
-	reqs []Request
+	*fakeupstream.Server
+	opt Options
 }
 
 const (
 	// DefaultKey is the API key a server built without Options.Key wants.
 	DefaultKey   = "test-gemini-key"
 	defaultWords = 12
-	maxBody      = 32 << 20
-	maxRecorded  = 10000
 )
 
 // Start starts a server on 127.0.0.1:0. It panics if it cannot listen,
@@ -62,72 +42,9 @@ func Start(opt Options) *Server {
 	if opt.Words <= 0 {
 		opt.Words = defaultWords
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("fakegemini: listen: %v", err))
-	}
-	s := &Server{URL: "http://" + ln.Addr().String(), opt: opt, served: make(chan struct{})}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.srv = &http.Server{
-		Handler:           s.routes(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return s.ctx },
-	}
-	go func() {
-		defer close(s.served)
-		s.srv.Serve(ln)
-	}()
+	s := &Server{opt: opt}
+	s.Server = fakeupstream.Start(fakeupstream.Config{Name: "fakegemini", Latency: opt.Latency, Handler: s.routes(), Error: s.injected})
 	return s
-}
-
-// Close stops the server: it cancels in-flight requests (hanging and
-// streaming ones included) and waits for them and the serve loop.
-func (s *Server) Close() {
-	s.cancel()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil {
-		s.srv.Close()
-	}
-	<-s.served
-}
-
-// Requests returns copies of the requests received so far (at most the
-// last 10000).
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, len(s.reqs))
-	for i, r := range s.reqs {
-		out[i] = r.clone()
-	}
-	return out
-}
-
-// Last returns the most recent request (zero Request if none).
-func (s *Server) Last() Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.reqs) == 0 {
-		return Request{}
-	}
-	return s.reqs[len(s.reqs)-1].clone()
-}
-
-func (r Request) clone() Request {
-	return Request{Method: r.Method, Path: r.Path, Query: r.Query, Header: r.Header.Clone(), Body: append([]byte(nil), r.Body...)}
-}
-
-func (s *Server) record(r *http.Request, body []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
-	if len(s.reqs) > maxRecorded {
-		n := copy(s.reqs, s.reqs[len(s.reqs)-maxRecorded:])
-		clear(s.reqs[n:])
-		s.reqs = s.reqs[:n]
-	}
 }
 
 // Gemini puts the method after a colon in the last segment
@@ -150,15 +67,13 @@ type call struct {
 	method string
 }
 
+// handle checks the key and dispatches; the core has recorded the
+// request and waited out Latency.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	s.record(r, body)
+	body, err := fakeupstream.ReadBody(r)
 	c := &call{s: s, w: w, r: r, body: body}
 	if err != nil {
 		c.fail(invalid("Request payload size exceeds the limit."))
-		return
-	}
-	if !c.sleep(s.opt.Latency) {
 		return
 	}
 	if err := s.authorize(r); err != nil {
@@ -210,19 +125,11 @@ func (s *Server) authorize(r *http.Request) error {
 	return nil
 }
 
-// sleep waits d or until the request ends, and reports whether d elapsed.
-func (c *call) sleep(d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.r.Context().Done():
-		return false
-	}
+// injected answers a call given an error by Faults.
+func (s *Server) injected(w http.ResponseWriter, r *http.Request, status int) {
+	model, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v1beta/models/"), ":")
+	c := &call{s: s, w: w, r: r}
+	c.fail(statusError(status, model))
 }
 
 // json writes a 200 JSON response.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // The response shapes, in the order Google writes their fields.
@@ -180,7 +182,7 @@ func (c *call) stream(a *answer, trigger string) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	c.w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(c.w)
+	e := fakeupstream.NewEvents(c.w, c.r, c.s.opt.TokenDelay)
 	sep := "\r\n\r\n"
 	if c.s.opt.LF {
 		sep = "\n\n"
@@ -196,18 +198,11 @@ func (c *call) stream(a *answer, trigger string) {
 				json.Indent(&pretty, errInternal.body(), "", "  ")
 				b = bytes.ReplaceAll(pretty.Bytes(), []byte("\n"), []byte(sep[:len(sep)/2]))
 			}
-			c.w.Write(append(b, sep...))
-			rc.Flush()
-			return
-		}
-		if i > 0 && !c.sleep(c.s.opt.TokenDelay) {
+			e.Send(append(b, sep...))
 			return
 		}
 		b, _ := json.Marshal(a.response(ev, i == len(evs)-1, false))
-		if _, err := c.w.Write([]byte("data: " + string(b) + sep)); err != nil {
-			return
-		}
-		if rc.Flush() != nil {
+		if e.Send([]byte("data: "+string(b)+sep)) != nil {
 			return
 		}
 	}

@@ -241,7 +241,7 @@ const fingerprint = "fp_fake"
 
 func (s *Server) chatCompletion(q *chatRequest, a *answer) chatCompletion {
 	out := chatCompletion{
-		ID:                s.newID("chatcmpl-fake"),
+		ID:                s.NewID("chatcmpl-fake"),
 		Object:            "chat.completion",
 		Created:           time.Now().Unix(),
 		Model:             q.model,
@@ -257,7 +257,7 @@ func (s *Server) chatCompletion(q *chatRequest, a *answer) chatCompletion {
 			msg.FunctionCall = &functionCall{Name: a.calls[0].name, Arguments: a.calls[0].args}
 		case len(a.calls) > 0:
 			for _, call := range a.calls {
-				msg.ToolCalls = append(msg.ToolCalls, toolCall{ID: s.newID("call_fake"), Type: "function", Function: functionCall{Name: call.name, Arguments: call.args}})
+				msg.ToolCalls = append(msg.ToolCalls, toolCall{ID: s.NewID("call_fake"), Type: "function", Function: functionCall{Name: call.name, Arguments: call.args}})
 			}
 		default:
 			text := joinPieces(a.pieces)

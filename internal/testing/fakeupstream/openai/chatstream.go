@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // delta is one step of a choice's stream.
@@ -106,11 +108,11 @@ func appendCallHead(b []byte, index int, id, name string) []byte {
 // nothing more until the client goes away.
 func (s *Server) streamChat(c *call, q *chatRequest, a *answer, trigger string) {
 	midstream := trigger == "midstream-error" || trigger == "midstream-hang"
-	k := newChunker(s.newID("chatcmpl-fake"), "chat.completion.chunk", q.model, q.tier, s.usageMode(q.usage))
+	k := newChunker(s.NewID("chatcmpl-fake"), "chat.completion.chunk", q.model, q.tier, s.usageMode(q.usage))
 	ids := make([][]string, q.n)
 	for i := range ids {
 		for range a.calls {
-			ids[i] = append(ids[i], s.newID("call_fake"))
+			ids[i] = append(ids[i], s.NewID("call_fake"))
 		}
 	}
 	steps := a.deltas()
@@ -126,14 +128,14 @@ func (s *Server) streamChat(c *call, q *chatRequest, a *answer, trigger string) 
 			if q.logprobs && d.kind == textPiece {
 				lp = appendLogprobs(nil, []string{d.text}, q.topLogprobs)
 			}
-			if e.send(k.end(lp, "", nil)) != nil {
+			if e.Send(k.end(lp, "", nil)) != nil {
 				return
 			}
 		}
 	}
 	switch trigger {
 	case "midstream-error":
-		e.send(midstreamError)
+		e.Send(midstreamError)
 		return
 	case "midstream-hang":
 		<-c.r.Context().Done()
@@ -144,7 +146,7 @@ func (s *Server) streamChat(c *call, q *chatRequest, a *answer, trigger string) 
 
 // finishChat sends each choice's finish chunk, the usage chunk when asked,
 // and [DONE].
-func (s *Server) finishChat(e *sse, k *chunker, q *chatRequest, a *answer, reqID string) {
+func (s *Server) finishChat(e *fakeupstream.Events, k *chunker, q *chatRequest, a *answer, reqID string) {
 	u := q.usageOf(a)
 	for i := range q.n {
 		var xg []byte
@@ -153,15 +155,15 @@ func (s *Server) finishChat(e *sse, k *chunker, q *chatRequest, a *answer, reqID
 		}
 		k.begin(i)
 		k.buf = append(k.buf, "{}"...)
-		if e.send(k.end(nil, a.finish, xg)) != nil {
+		if e.Send(k.end(nil, a.finish, xg)) != nil {
 			return
 		}
 	}
 	if k.mode == usageNull {
 		b, _ := json.Marshal(u) // a struct of ints cannot fail to marshal
-		if e.send(k.usage(b)) != nil {
+		if e.Send(k.usage(b)) != nil {
 			return
 		}
 	}
-	e.done()
+	e.Send(done)
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // completionFields are the fields of a legacy completions request (wire-formats 1.5).
@@ -129,7 +131,7 @@ func (s *Server) completions(c *call) {
 		s.streamCompletion(c, q, answers, u, t == "midstream-error")
 		return
 	}
-	out := completion{ID: s.newID("cmpl-fake"), Object: "text_completion", Created: time.Now().Unix(), Model: q.model, Usage: u}
+	out := completion{ID: s.NewID("cmpl-fake"), Object: "text_completion", Created: time.Now().Unix(), Model: q.model, Usage: u}
 	for i, a := range answers {
 		out.Choices = append(out.Choices, completionChoice{Text: joinPieces(a.pieces), Index: i, FinishReason: a.finish})
 	}
@@ -184,7 +186,7 @@ type completionChoice struct {
 // streamCompletion streams the choices word by word, interleaved, as
 // completions_stream*.sse do.
 func (s *Server) streamCompletion(c *call, q *completionRequest, answers []answer, u usage, midstream bool) {
-	k := newChunker(s.newID("cmpl-fake"), "text_completion", q.model, "", s.usageMode(q.usage))
+	k := newChunker(s.NewID("cmpl-fake"), "text_completion", q.model, "", s.usageMode(q.usage))
 	e := c.startStream(s.opt.TokenDelay)
 	sent := 0
 	for step := 0; ; step++ {
@@ -197,7 +199,7 @@ func (s *Server) streamCompletion(c *call, q *completionRequest, answers []answe
 			if midstream && sent == 2 {
 				break
 			}
-			if e.send(k.text(i, a.pieces[step], "", nil)) != nil {
+			if e.Send(k.text(i, a.pieces[step], "", nil)) != nil {
 				return
 			}
 			sent++
@@ -207,7 +209,7 @@ func (s *Server) streamCompletion(c *call, q *completionRequest, answers []answe
 		}
 	}
 	if midstream {
-		e.send(midstreamError)
+		e.Send(midstreamError)
 		return
 	}
 	s.finishCompletion(e, k, answers, u, c.reqID)
@@ -215,21 +217,21 @@ func (s *Server) streamCompletion(c *call, q *completionRequest, answers []answe
 
 // finishCompletion sends each choice's finish chunk, the usage chunk when
 // asked, and [DONE].
-func (s *Server) finishCompletion(e *sse, k *chunker, answers []answer, u usage, reqID string) {
+func (s *Server) finishCompletion(e *fakeupstream.Events, k *chunker, answers []answer, u usage, reqID string) {
 	for i, a := range answers {
 		var xg []byte
 		if k.mode == groqUsage && i == len(answers)-1 {
 			xg = xGroq(reqID, u.PromptTokens, u.CompletionTokens)
 		}
-		if e.send(k.text(i, "", a.finish, xg)) != nil {
+		if e.Send(k.text(i, "", a.finish, xg)) != nil {
 			return
 		}
 	}
 	if k.mode == usageNull {
 		b, _ := json.Marshal(u) // a struct of ints cannot fail to marshal
-		if e.send(k.usage(b)) != nil {
+		if e.Send(k.usage(b)) != nil {
 			return
 		}
 	}
-	e.done()
+	e.Send(done)
 }

@@ -1,8 +1,10 @@
 package fakeopenai
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -189,6 +191,20 @@ func triggerError(what, model string) error {
 		return &apiError{status: 529, message: "The server is overloaded. Please try again later.", typ: "server_error", code: "overloaded"}
 	}
 	return errServer
+}
+
+// statusError is an error with status in OpenAI's shape, for Faults: the
+// trigger's when there is one, else a generic one.
+func statusError(status int, model string) *apiError {
+	var e *apiError
+	if errors.As(triggerError(strconv.Itoa(status), model), &e) && e.status == status {
+		return e
+	}
+	typ := "server_error"
+	if status < 500 {
+		typ = "invalid_request_error"
+	}
+	return &apiError{status: status, message: http.StatusText(status), typ: typ}
 }
 
 var errServer = &apiError{status: 500, message: "The server had an error while processing your request. Sorry about that!", typ: "server_error"}

@@ -3,19 +3,18 @@
 package fakeopenai
 
 import (
-	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // Options shape a fake server. The zero value is a well-behaved OpenAI.
@@ -34,38 +33,19 @@ type Options struct {
 	CachedTokens int
 }
 
-// Request is a request as the fake received it.
-type Request struct {
-	Method, Path string
-	Header       http.Header
-	Body         []byte
-}
-
-// Server is a running fake upstream.
+// Server is a running fake upstream; the core gives it Close, Requests,
+// Last, Active, Calls, Handler, SetFaults and Stats.
 type Server struct {
+	*fakeupstream.Server
 	// URL is the base URL including /v1, e.g. http://127.0.0.1:1234/v1.
 	URL string
 
-	opt     Options
-	handler http.Handler
-	srv     *http.Server
-	ctx     context.Context // cancelled by Close; parent of every request context
-	cancel  context.CancelFunc
-	served  chan struct{} // closed when the serve loop returns
-	seq     atomic.Int64  // source of IDs
-	active  atomic.Int64  // requests being handled
-
-	mu sync.Mutex
-	// mu guards the following.
-	reqs []Request
+	opt Options
 }
 
 const (
 	defaultKey   = "test-upstream-key"
 	defaultWords = 12
-	maxBody      = 32 << 20
-	// maxRecorded bounds the request log so long benchmarks don't grow memory.
-	maxRecorded = 10000
 )
 
 // Start starts a server on 127.0.0.1:0 (loopback only). It panics if it
@@ -77,86 +57,10 @@ func Start(opt Options) *Server {
 	if opt.Words <= 0 {
 		opt.Words = defaultWords
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("fakeopenai: listen: %v", err))
-	}
-	s := &Server{URL: "http://" + ln.Addr().String() + "/v1", opt: opt, served: make(chan struct{})}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.handler = s.routes()
-	s.srv = &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return s.ctx },
-	}
-	go func() {
-		defer close(s.served)
-		s.srv.Serve(ln)
-	}()
+	s := &Server{opt: opt}
+	s.Server = fakeupstream.Start(fakeupstream.Config{Name: "fakeopenai", Latency: opt.Latency, Handler: s.routes(), Error: s.injected})
+	s.URL = s.Server.URL + "/v1"
 	return s
-}
-
-// Close stops the server: it cancels in-flight requests (hanging and
-// streaming ones included) and waits for them and the serve loop to end.
-func (s *Server) Close() {
-	s.cancel()
-	// Handlers end at once (their context is cancelled). Shutdown would
-	// wait up to 5s for a connection a client dialled but never used
-	// (net/http counts a new connection as active that long), so it gets
-	// a short grace and then the rest are closed.
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil {
-		s.srv.Close()
-	}
-	<-s.served
-}
-
-// Active returns how many requests are being handled now: a test can see
-// that a client's disconnect reached the upstream.
-func (s *Server) Active() int { return int(s.active.Load()) }
-
-// Handler returns the http.Handler (for wrapping in httptest or serving elsewhere).
-func (s *Server) Handler() http.Handler { return s.handler }
-
-// Requests returns copies of the requests received so far (at most the
-// last 10000).
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	recent := s.reqs[max(0, len(s.reqs)-maxRecorded):]
-	out := make([]Request, len(recent))
-	for i, r := range recent {
-		out[i] = r.clone()
-	}
-	return out
-}
-
-// Last returns the most recent request (zero Request if none).
-func (s *Server) Last() Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.reqs) == 0 {
-		return Request{}
-	}
-	return s.reqs[len(s.reqs)-1].clone()
-}
-
-func (r Request) clone() Request {
-	return Request{Method: r.Method, Path: r.Path, Header: r.Header.Clone(), Body: append([]byte(nil), r.Body...)}
-}
-
-func (s *Server) record(r *http.Request, body []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	if len(s.reqs) >= 2*maxRecorded {
-		// Compact now and then; Requests reports only the newest maxRecorded.
-		n := copy(s.reqs, s.reqs[len(s.reqs)-maxRecorded:])
-		clear(s.reqs[n:])
-		s.reqs = s.reqs[:n]
-	}
 }
 
 func (s *Server) routes() http.Handler {
@@ -179,20 +83,14 @@ type call struct {
 	start time.Time
 }
 
-// endpoint records the request, waits out Latency, then checks the key and
-// (for POST) the content type before handing the call to h.
+// endpoint checks the key and (for POST) the content type before handing
+// the call to h; the core has recorded the request and waited out Latency.
 func (s *Server) endpoint(post bool, h func(*call)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.active.Add(1)
-		defer s.active.Add(-1)
-		c := &call{w: w, r: r, start: time.Now(), reqID: s.newID("req_fake")}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-		s.record(r, body)
+		c := &call{w: w, r: r, start: time.Now(), reqID: s.NewID("req_fake")}
+		body, err := fakeupstream.ReadBody(r)
 		if err != nil {
 			c.fail(&apiError{status: http.StatusRequestEntityTooLarge, message: "Request body too large or unreadable.", typ: "invalid_request_error"})
-			return
-		}
-		if !c.sleep(s.opt.Latency) {
 			return
 		}
 		if h == nil || r.URL.Path == "/v1/models/" {
@@ -212,6 +110,13 @@ func (s *Server) endpoint(post bool, h func(*call)) http.Handler {
 		c.body = body
 		h(c)
 	})
+}
+
+// injected answers a call given an error by Faults.
+func (s *Server) injected(w http.ResponseWriter, r *http.Request, status int) {
+	body, _ := fakeupstream.ReadBody(r)
+	c := &call{w: w, r: r, start: time.Now(), reqID: s.NewID("req_fake")}
+	c.fail(statusError(status, gjson.GetBytes(body, "model").Str))
 }
 
 func (s *Server) authorize(r *http.Request) error {
@@ -236,27 +141,6 @@ func checkContentType(r *http.Request) error {
 		return badRequest("", "", "Invalid Content-Type header (%s), expected application/json.", ct)
 	}
 	return nil
-}
-
-func (s *Server) newID(prefix string) string {
-	n := s.seq.Add(1)
-	id := strconv.FormatInt(n, 36)
-	return prefix + strings.Repeat("0", max(0, 20-len(id))) + id
-}
-
-// sleep waits d or until the request ends, and reports whether d elapsed.
-func (c *call) sleep(d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.r.Context().Done():
-		return false
-	}
 }
 
 // header sets the headers OpenAI sends on every response.

@@ -1,64 +1,27 @@
 package fakeopenai
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
-// sse writes one server-sent-event stream, flushing every event and
-// pausing delay between them.
-type sse struct {
-	ctx   context.Context
-	w     http.ResponseWriter
-	rc    *http.ResponseController
-	delay time.Duration
-	timer *time.Timer
-	sent  int
-}
-
-func (c *call) startStream(delay time.Duration) *sse {
+// startStream writes the headers of an event stream and returns its
+// writer, pausing delay between events.
+func (c *call) startStream(delay time.Duration) *fakeupstream.Events {
 	h := c.header("text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	rateHeaders(h)
 	c.w.WriteHeader(http.StatusOK)
-	return &sse{ctx: c.r.Context(), w: c.w, rc: http.NewResponseController(c.w), delay: delay}
+	return fakeupstream.NewEvents(c.w, c.r, delay)
 }
 
-// send writes one event (the full "data: …\n\n" bytes) and flushes it. It
-// fails once the client has gone.
-func (e *sse) send(event []byte) error {
-	if e.sent > 0 && e.delay > 0 {
-		if e.timer == nil {
-			e.timer = time.NewTimer(e.delay)
-		} else {
-			e.timer.Reset(e.delay)
-		}
-		select {
-		case <-e.timer.C:
-		case <-e.ctx.Done():
-			e.timer.Stop()
-			return e.ctx.Err()
-		}
-	}
-	if err := e.ctx.Err(); err != nil {
-		return err
-	}
-	e.sent++
-	if _, err := e.w.Write(event); err != nil {
-		return err
-	}
-	return e.rc.Flush()
-}
-
-// done ends the stream with "data: [DONE]".
-func (e *sse) done() {
-	e.w.Write([]byte("data: [DONE]\n\n"))
-	e.rc.Flush()
-}
+// done is the event that ends a stream.
+var done = []byte("data: [DONE]\n\n")
 
 // midstreamError is the event sent for "fake:midstream-error".
 var midstreamError = append(append([]byte("data: "), errServer.body()...), "\n\n"...)

@@ -2,8 +2,9 @@ package fakeopenai
 
 import (
 	"net/http"
-	"slices"
 	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // triggers are the magic words (after "fake:") that make the fake fail on
@@ -20,26 +21,7 @@ var triggers = []string{
 
 // findTrigger returns the first trigger in text, without its "fake:"
 // prefix, or "".
-func findTrigger(text string) string {
-	for {
-		i := strings.Index(text, "fake:")
-		if i < 0 {
-			return ""
-		}
-		text = text[i+len("fake:"):]
-		end := 0
-		for end < len(text) && isTriggerByte(text[end]) {
-			end++
-		}
-		if t := text[:end]; slices.Contains(triggers, t) {
-			return t
-		}
-	}
-}
-
-func isTriggerByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == ':' || c == '-'
-}
+func findTrigger(text string) string { return fakeupstream.FindTrigger(text, triggers) }
 
 // trigger answers a request carrying trigger t (other than the midstream ones).
 func (c *call) trigger(t, model string) {
