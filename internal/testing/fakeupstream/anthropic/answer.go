@@ -3,6 +3,8 @@ package fakeanthropic
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // answer is what the fake says to a valid request.
@@ -20,7 +22,7 @@ func (s *Server) answerOf(q *request) *answer {
 	if calls := q.pickCalls(); len(calls) > 0 {
 		a := &answer{stop: "tool_use"}
 		if q.choice.typ == "auto" { // Claude explains itself before an unforced call
-			a.text = split("Let me use " + calls[0].name + ".")
+			a.text = fakeupstream.Split("Let me use " + calls[0].name + ".")
 		}
 		a.output = len(a.text)
 		for _, t := range calls {
@@ -31,55 +33,18 @@ func (s *Server) answerOf(q *request) *answer {
 		return a
 	}
 	a := &answer{stop: "end_turn"}
-	text := say(q.lastUser, s.opt.Words)
+	text := fakeupstream.Say(q.lastUser, s.opt.Words)
 	for _, seq := range q.stop {
 		if i := strings.Index(text, seq); i >= 0 {
 			text, a.stop, a.stopSeq = text[:i], "stop_sequence", seq
 		}
 	}
-	a.text = split(text)
+	a.text = fakeupstream.Split(text)
 	if len(a.text) > q.maxTokens {
 		a.text, a.stop, a.stopSeq = a.text[:q.maxTokens], "max_tokens", ""
 	}
 	a.output = len(a.text)
 	return a
-}
-
-// filler pads answers once the echoed words run out.
-var filler = [...]string{"and", "that", "is", "all", "I", "have", "to", "say", "about", "it", "for", "now"}
-
-// say returns the deterministic answer to source, n words long:
-// "You said:", the first words of source, then filler.
-func say(source string, n int) string {
-	words := make([]string, 0, n+2)
-	words = append(words, "You", "said:")
-	for w := range strings.FieldsSeq(source) {
-		if len(words) >= n {
-			break
-		}
-		words = append(words, w)
-	}
-	for i := 0; len(words) < n; i++ {
-		words = append(words, filler[i%len(filler)])
-	}
-	return strings.Join(words[:n], " ")
-}
-
-// split cuts text before each run of spaces, so that each piece is a word
-// with its leading space and the pieces join back to text.
-func split(text string) []string {
-	var out []string
-	start := 0
-	for i := 1; i < len(text); i++ {
-		if text[i] == ' ' && text[i-1] != ' ' {
-			out = append(out, text[start:i])
-			start = i
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
-	return out
 }
 
 // argPieces splits a tool input into fragments of about 8 bytes, never

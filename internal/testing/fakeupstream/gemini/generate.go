@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // answer is the deterministic reply to one generateContent request.
@@ -101,7 +103,7 @@ func (s *Server) candidate(req *request, text string, k int, trigger string) can
 		if k > 0 {
 			text = "Again: " + text
 		}
-		text = say(text, s.opt.Words)
+		text = fakeupstream.Say(text, s.opt.Words)
 	}
 	if req.gen.json {
 		text = jsonAnswer(req.gen.schema, text)
@@ -223,19 +225,6 @@ func promptTokens(req *request) int {
 	return max(n, 1)
 }
 
-// filler pads answers once the echoed words run out.
-var filler = [...]string{"and", "that", "is", "all", "I", "have", "to", "say", "about", "it", "for", "now"}
-
-// say is "You said:", the first words of source, then filler: n words.
-func say(source string, n int) string {
-	words := append(make([]string, 0, n+2), "You", "said:")
-	words = append(words, strings.Fields(source)...)
-	for i := 0; len(words) < n; i++ {
-		words = append(words, filler[i%len(filler)])
-	}
-	return strings.Join(words[:n], " ")
-}
-
 // cut ends text at the first stop sequence and splits it into pieces,
 // keeping at most limit of them (MAX_TOKENS); limit 0 means no limit.
 func cut(text string, limit int, stops []string) ([]string, string) {
@@ -244,17 +233,7 @@ func cut(text string, limit int, stops []string) ([]string, string) {
 			text = text[:i]
 		}
 	}
-	var pieces []string
-	start := 0
-	for i := 1; i < len(text); i++ {
-		if text[i] == ' ' && text[i-1] != ' ' {
-			pieces = append(pieces, text[start:i])
-			start = i
-		}
-	}
-	if start < len(text) {
-		pieces = append(pieces, text[start:])
-	}
+	pieces := fakeupstream.Split(text)
 	if limit > 0 && len(pieces) > limit {
 		return pieces[:limit], "MAX_TOKENS"
 	}

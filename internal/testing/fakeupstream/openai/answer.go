@@ -5,27 +5,9 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
-
-// filler pads answers once the echoed words run out.
-var filler = [...]string{"and", "that", "is", "all", "I", "have", "to", "say", "about", "it", "for", "now"}
-
-// say returns the deterministic answer to source, n words long:
-// "You said:", the first words of source, then filler.
-func say(source string, n int) string {
-	words := make([]string, 0, n+2)
-	words = append(words, "You", "said:")
-	for w := range strings.FieldsSeq(source) {
-		if len(words) >= n {
-			break
-		}
-		words = append(words, w)
-	}
-	for i := 0; len(words) < n; i++ {
-		words = append(words, filler[i%len(filler)])
-	}
-	return strings.Join(words[:n], " ")
-}
 
 // cut ends text at the first stop sequence (finish "stop") and splits it
 // into pieces, keeping at most limit of them (finish "length"); limit 0
@@ -36,28 +18,11 @@ func cut(text string, limit int, stops []string) ([]string, string) {
 			text = text[:i]
 		}
 	}
-	pieces := split(text)
+	pieces := fakeupstream.Split(text)
 	if limit > 0 && len(pieces) > limit {
 		return pieces[:limit], "length"
 	}
 	return pieces, "stop"
-}
-
-// split cuts text before each run of spaces, so that each piece is a word
-// with its leading space and the pieces join back to text.
-func split(text string) []string {
-	out := make([]string, 0, len(text)/5+1)
-	start := 0
-	for i := 1; i < len(text); i++ {
-		if text[i] == ' ' && text[i-1] != ' ' {
-			out = append(out, text[start:i])
-			start = i
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
-	return out
 }
 
 func joinPieces(pieces []string) string { return strings.Join(pieces, "") }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // chatRequest is what the fake needs from a validated chat request.
@@ -153,7 +155,7 @@ func (s *Server) chatAnswer(q *chatRequest) *answer {
 		}
 		return a
 	}
-	text := say(q.lastUser, s.opt.Words)
+	text := fakeupstream.Say(q.lastUser, s.opt.Words)
 	switch q.format.Get("type").Str {
 	case "json_object":
 		text = string(gjson.AppendJSONString([]byte(`{"answer":`), text)) + "}"

@@ -150,7 +150,7 @@ func (s *Server) completionAnswers(q *completionRequest) ([]answer, usage) {
 	out := make([]answer, 0, len(q.prompts)*q.n)
 	for _, in := range q.prompts {
 		u.PromptTokens += in.tokens
-		pieces, finish := cut(say(in.text, s.opt.Words), q.maxTokens, q.stop)
+		pieces, finish := cut(fakeupstream.Say(in.text, s.opt.Words), q.maxTokens, q.stop)
 		if q.maxTokens == 0 {
 			pieces, finish = nil, "length"
 		}
