@@ -39,3 +39,19 @@ func Split(text string) []string {
 	}
 	return out
 }
+
+// Cut ends text at the first stop sequence and splits it into pieces,
+// keeping at most limit of them (limit 0: no limit); it reports whether
+// the limit cut the text short.
+func Cut(text string, limit int, stops []string) (pieces []string, cutShort bool) {
+	for _, s := range stops {
+		if i := strings.Index(text, s); s != "" && i >= 0 {
+			text = text[:i]
+		}
+	}
+	pieces = Split(text)
+	if limit > 0 && len(pieces) > limit {
+		return pieces[:limit], true
+	}
+	return pieces, false
+}

@@ -228,14 +228,9 @@ func promptTokens(req *request) int {
 // cut ends text at the first stop sequence and splits it into pieces,
 // keeping at most limit of them (MAX_TOKENS); limit 0 means no limit.
 func cut(text string, limit int, stops []string) ([]string, string) {
-	for _, s := range stops {
-		if i := strings.Index(text, s); s != "" && i >= 0 {
-			text = text[:i]
-		}
-	}
-	pieces := fakeupstream.Split(text)
-	if limit > 0 && len(pieces) > limit {
-		return pieces[:limit], "MAX_TOKENS"
+	pieces, cutShort := fakeupstream.Cut(text, limit, stops)
+	if cutShort {
+		return pieces, "MAX_TOKENS"
 	}
 	return pieces, "STOP"
 }

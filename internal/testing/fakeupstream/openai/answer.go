@@ -13,14 +13,9 @@ import (
 // into pieces, keeping at most limit of them (finish "length"); limit 0
 // means no limit.
 func cut(text string, limit int, stops []string) ([]string, string) {
-	for _, s := range stops {
-		if i := strings.Index(text, s); s != "" && i >= 0 {
-			text = text[:i]
-		}
-	}
-	pieces := fakeupstream.Split(text)
-	if limit > 0 && len(pieces) > limit {
-		return pieces[:limit], "length"
+	pieces, cutShort := fakeupstream.Cut(text, limit, stops)
+	if cutShort {
+		return pieces, "length"
 	}
 	return pieces, "stop"
 }
