@@ -36,7 +36,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func main() {
@@ -86,7 +86,7 @@ func run(o options) error {
 		}
 		concs = append(concs, n)
 	}
-	up := fakeupstream.Start(fakeupstream.Options{Latency: latency, TokenDelay: tokenDelay, Words: words})
+	up := fakeopenai.Start(fakeopenai.Options{Latency: latency, TokenDelay: tokenDelay, Words: words})
 	defer up.Close()
 
 	dir, err := os.MkdirTemp("", "switchyard-bench-")

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // chat sends one chat request with key to url and returns the answer.
@@ -82,7 +82,7 @@ func TestServersShareRPMExactly(t *testing.T) {
 	if redisURL == "" {
 		t.Skip("SWITCHYARD_TEST_REDIS_URL not set: servers sharing a limit need Redis")
 	}
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	t.Setenv("OPENAI_BASE_URL", up.URL)
 	t.Setenv("OPENAI_API_KEY", "test-upstream-key")
@@ -170,7 +170,7 @@ func waitLimit(t *testing.T, url, key string, since time.Time) {
 // at nothing, servers start and serve (fail-open), each limiting the key
 // in its own memory: two servers admit the key's RPM of 5 each.
 func TestRedisUnreachableLimitsPerProcess(t *testing.T) {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	t.Setenv("OPENAI_BASE_URL", up.URL)
 	t.Setenv("OPENAI_API_KEY", "test-upstream-key")

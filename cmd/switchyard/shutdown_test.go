@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/meter"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // slowServer starts switchyard serve --dev in dir in front of a fake
@@ -22,7 +22,7 @@ import (
 // config lines given, and returns it with its dev key.
 func slowServer(t *testing.T, dir, db, config string) (*server, string) {
 	t.Helper()
-	up := fakeupstream.Start(fakeupstream.Options{TokenDelay: 100 * time.Millisecond, Words: 3000})
+	up := fakeopenai.Start(fakeopenai.Options{TokenDelay: 100 * time.Millisecond, Words: 3000})
 	t.Cleanup(up.Close)
 	t.Setenv("OPENAI_BASE_URL", up.URL)
 	t.Setenv("OPENAI_API_KEY", "test-upstream-key")

@@ -16,8 +16,8 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/alerts"
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
@@ -104,7 +104,7 @@ func alertConfig(mail *mailReceiver) func(*config.Config) {
 // spend over a threshold; one signed webhook and one email arrive.
 func TestAlertReachesWebhookAndEmailOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
-		up := fakeupstream.Start(fakeupstream.Options{})
+		up := fakeopenai.Start(fakeopenai.Options{})
 		t.Cleanup(up.Close)
 		hook, mail := newHookReceiver(t), newMailReceiver(t)
 		env := map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}
@@ -121,7 +121,7 @@ func TestAlertOnceAcrossReplicas(t *testing.T) {
 		t.Skip("SWITCHYARD_TEST_REDIS_URL not set: the replica test needs Redis")
 	}
 	pg := storetest.PostgresURL(t)
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	hook, mail := newHookReceiver(t), newMailReceiver(t)
 	env := map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key", "SWITCHYARD_REDIS_URL": redisURL}

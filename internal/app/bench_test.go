@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // BenchmarkGatewayChat measures whole requests through the gateway (access
@@ -16,7 +16,7 @@ import (
 // upstream; BenchmarkDirectChat is the baseline: the same requests straight
 // at the fake. The difference is what the gateway adds, HTTP hop included.
 func BenchmarkGatewayChat(b *testing.B) {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	defer up.Close()
 	variants := []struct {
 		name string
@@ -43,7 +43,7 @@ func BenchmarkGatewayChat(b *testing.B) {
 }
 
 func BenchmarkDirectChat(b *testing.B) {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	defer up.Close()
 	client := benchClient(b)
 	for _, stream := range []bool{false, true} {

@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // Issue 13: a prompt larger than the model's context window is refused
 // with OpenAI's 400 before any upstream call.
 func TestContextWindowRefusedBeforeUpstream(t *testing.T) {
-	up, g := upstreamGateway(t, fakeupstream.Options{}, func(c *config.Config) {
+	up, g := upstreamGateway(t, fakeopenai.Options{}, func(c *config.Config) {
 		for _, id := range []string{"gpt-4o-mini", "gpt-3.5-turbo-instruct"} {
 			c.Models.Add = append(c.Models.Add, config.ModelEntry{ID: id, ContextWindow: 1000})
 		}
@@ -53,7 +53,7 @@ func TestContextWindowRefusedBeforeUpstream(t *testing.T) {
 // Past stream_idle_timeout the client's stream ends with an error event,
 // and the usage sent so far is recorded.
 func TestStreamIdleTimeoutEndsTheStream(t *testing.T) {
-	_, g := upstreamGateway(t, fakeupstream.Options{}, func(c *config.Config) {
+	_, g := upstreamGateway(t, fakeopenai.Options{}, func(c *config.Config) {
 		for i := range c.Providers {
 			c.Providers[i].StreamIdleTimeout = 200 * time.Millisecond
 		}

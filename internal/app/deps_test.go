@@ -2,29 +2,58 @@ package app_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestHotPathImports keeps the request path free of the database: hot-path
-// packages reach the store only through the small interfaces they declare,
-// implemented in app (STYLE.md, "Package layout").
-func TestHotPathImports(t *testing.T) {
-	const mod = "github.com/switchyard-gw/switchyard/"
+const mod = "github.com/switchyard-gw/switchyard/"
+
+// TestImports keeps dependencies pointing one way (STYLE.md, "Package
+// layout"): hot-path packages reach the store only through the small
+// interfaces they declare, implemented in app; and the fake upstreams
+// under internal/testing serve tests, bench and e2e, never the binary.
+func TestImports(t *testing.T) {
 	hot := []string{"internal/api", "internal/auth", "internal/server", "internal/apikey", "internal/events",
-		"internal/meter", "internal/limits", "internal/alerts", "internal/gateway"}
-	banned := []string{mod + "internal/store", mod + "internal/dashboard", "github.com/jackc/pgx", "modernc.org/sqlite"}
-	for _, pkg := range hot {
-		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v", pkg, err)
-		}
-		for _, dep := range strings.Fields(string(out)) {
-			for _, b := range banned {
-				if strings.HasPrefix(dep, b) {
-					t.Errorf("%s imports %s", pkg, dep)
+		"internal/meter", "internal/limits", "internal/alerts", "internal/gateway", "internal/route",
+		"internal/catalog", "internal/provider/...", "internal/sse"}
+	tests := []struct {
+		name     string
+		packages []string // go list patterns, relative to the module
+		banned   []string // import path prefixes
+	}{
+		{"hot path", hot, []string{mod + "internal/store", mod + "internal/dashboard", "github.com/jackc/pgx", "modernc.org/sqlite", mod + "internal/testing/"}},
+		{"binary", []string{"cmd/switchyard"}, []string{mod + "internal/testing/"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, pkg := range tt.packages {
+				for _, dep := range deps(t, pkg) {
+					for _, b := range tt.banned {
+						if strings.HasPrefix(dep, b) {
+							t.Errorf("%s imports %s", pkg, dep)
+						}
+					}
 				}
 			}
-		}
+		})
 	}
+}
+
+// deps lists the packages that pattern's non-test packages import,
+// themselves included. It fails when the pattern matches nothing, so
+// that a moved package does not pass unchecked.
+func deps(t *testing.T, pattern string) []string {
+	t.Helper()
+	target := mod + pattern
+	out, err := exec.Command("go", "list", "-deps", target).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pattern, err)
+	}
+	list := strings.Fields(string(out))
+	own := strings.TrimSuffix(target, "/...")
+	if !slices.ContainsFunc(list, func(p string) bool { return p == own || strings.HasPrefix(p, own+"/") }) {
+		t.Fatalf("go list -deps %s: the pattern lists no package of its own", pattern)
+	}
+	return list
 }

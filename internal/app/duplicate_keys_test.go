@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // TestDuplicateKeysRefused: a body that names a key twice is refused with
@@ -17,7 +17,7 @@ import (
 // billed as gpt-4o-mini; a second "stream" or "max_tokens" fooled the
 // stream handling and the TPM reservation.
 func TestDuplicateKeysRefused(t *testing.T) {
-	up, g := upstreamGateway(t, fakeupstream.Options{}, nil)
+	up, g := upstreamGateway(t, fakeopenai.Options{}, nil)
 	key, _ := g.newKey(t, "dup@example.com")
 	mini := miniOnlyKey(t, g)
 	msgs := `"messages":[{"role":"user","content":"hi"}]`

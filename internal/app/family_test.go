@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // TestFamiliesOtherEndpoints: legacy completions reach Claude and Gemini
@@ -13,7 +13,7 @@ import (
 // Claude model is not an embedding model; upstream overload is a 503 with
 // Retry-After on every family.
 func TestFamiliesOtherEndpoints(t *testing.T) {
-	_, g := upstreamGateway(t, fakeupstream.Options{}, nil)
+	_, g := upstreamGateway(t, fakeopenai.Options{}, nil)
 	key, _ := g.newKey(t, "fam@example.com")
 	for _, model := range []string{"claude-sonnet-5", "gemini-3.5-flash"} {
 		resp, _, raw := do(t, "POST", g.URL+"/v1/completions", authJSON(key), `{"model":"`+model+`","prompt":["one","two"]}`)

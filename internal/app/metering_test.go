@@ -14,10 +14,10 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/meter"
 	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
@@ -125,7 +125,7 @@ func catalogModel(t *testing.T, model string) *catalog.Model {
 // each chat request as cached, which cost the catalogue's cache price.
 func TestUsageMatchesUpstream(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
-		up := fakeupstream.Start(fakeupstream.Options{TokenDelay: 5 * time.Millisecond, CachedTokens: 4})
+		up := fakeopenai.Start(fakeopenai.Options{TokenDelay: 5 * time.Millisecond, CachedTokens: 4})
 		t.Cleanup(up.Close)
 		g := startWith(t, b.URL, map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
 		key, keyID := g.newKey(t, "meter@example.com")
@@ -248,7 +248,7 @@ func checkRecord(t *testing.T, id, model, endpoint string, s seen, r meter.Recor
 // pays the long-context prices for the whole request, and the record
 // keeps them; one just under it pays the base prices.
 func TestLongPromptPrices(t *testing.T) {
-	up := fakeupstream.Start(fakeupstream.Options{CachedTokens: 1000})
+	up := fakeopenai.Start(fakeopenai.Options{CachedTokens: 1000})
 	t.Cleanup(up.Close)
 	g := startWith(t, storetest.Backends(t)[0].URL, map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
 	key, _ := g.newKey(t, "long@example.com")
@@ -285,7 +285,7 @@ func TestBudgetStopsTraffic(t *testing.T) {
 }
 
 func testBudget(t *testing.T, dbURL string, env map[string]string) {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	if env == nil {
 		env = map[string]string{}
@@ -340,7 +340,7 @@ func setBudget(t *testing.T, g *gateway, accountID string, limit usd.Amount) {
 
 // TestKeyBudget: a key's own limit stops that key only.
 func TestKeyBudget(t *testing.T) {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	g := startWith(t, storetest.SQLiteURL(t), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
 	capped, cappedID := g.newKey(t, "keys@example.com")
@@ -364,7 +364,7 @@ func TestKeyBudget(t *testing.T) {
 // TestMeteringUnderConcurrency: many clients at once, every request
 // recorded once, rollups equal to the records.
 func TestMeteringUnderConcurrency(t *testing.T) {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	g := startWith(t, storetest.SQLiteURL(t), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"},
 		func(c *config.Config) { c.Metering.BatchSize = 37 })

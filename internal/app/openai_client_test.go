@@ -13,18 +13,18 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
-	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // clientGateway starts a fake OpenAI upstream (also standing in for
 // Together) and a gateway in front of it, and returns the official Go
 // client pointed at the gateway.
-func clientGateway(t *testing.T) (openai.Client, *fakeupstream.Server, *gateway) {
+func clientGateway(t *testing.T) (openai.Client, *fakeopenai.Server, *gateway) {
 	t.Helper()
-	up, g := upstreamGateway(t, fakeupstream.Options{}, nil)
+	up, g := upstreamGateway(t, fakeopenai.Options{}, nil)
 	key, _ := g.newKey(t, "client@example.com")
 	c := openai.NewClient(option.WithBaseURL(g.URL+"/v1/"), option.WithAPIKey(key), option.WithMaxRetries(0))
 	return c, up, g
@@ -32,9 +32,9 @@ func clientGateway(t *testing.T) (openai.Client, *fakeupstream.Server, *gateway)
 
 // upstreamGateway starts a fake upstream serving as OpenAI and Together,
 // and a gateway in front of it.
-func upstreamGateway(t *testing.T, opt fakeupstream.Options, mut func(*config.Config)) (*fakeupstream.Server, *gateway) {
+func upstreamGateway(t *testing.T, opt fakeopenai.Options, mut func(*config.Config)) (*fakeopenai.Server, *gateway) {
 	t.Helper()
-	up := fakeupstream.Start(opt)
+	up := fakeopenai.Start(opt)
 	t.Cleanup(up.Close)
 	ant := fakeanthropic.Start(fakeanthropic.Options{})
 	t.Cleanup(ant.Close)

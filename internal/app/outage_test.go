@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 	"github.com/switchyard-gw/switchyard/internal/testing/tcpproxy"
 )
 
@@ -61,7 +61,7 @@ func TestNoUsageLostWhenSQLiteIsLocked(t *testing.T) {
 }
 
 func testOutage(t *testing.T, dbURL string, setDown func(bool)) *gateway {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	g := startWith(t, dbURL, map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
 	key, _ := g.newKey(t, "outage@example.com")

@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // TestRateLimit429 checks the headers of admitted requests and the exact
 // 429 of the first one over a key's requests-per-minute limit.
 func TestRateLimit429(t *testing.T) {
-	up := fakeupstream.Start(fakeupstream.Options{})
+	up := fakeopenai.Start(fakeopenai.Options{})
 	t.Cleanup(up.Close)
 	g := startWith(t, storetest.SQLiteURL(t), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
 	key, keyID := g.newKey(t, "rpm@example.com")
@@ -63,7 +63,7 @@ func TestRateLimit429(t *testing.T) {
 // limit reserves max_tokens and settles to real usage, a request larger
 // than the limit is refused for good, and limit changes apply at once.
 func TestAccountAndTokenLimits(t *testing.T) {
-	up := fakeupstream.Start(fakeupstream.Options{TokenDelay: 30 * time.Millisecond})
+	up := fakeopenai.Start(fakeopenai.Options{TokenDelay: 30 * time.Millisecond})
 	t.Cleanup(up.Close)
 	g := startWith(t, storetest.SQLiteURL(t), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
 	ctx := context.Background()

@@ -17,9 +17,9 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/cli"
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // eachLimiter runs f with the in-process limiter and, when
@@ -39,13 +39,13 @@ func eachLimiter(t *testing.T, f func(t *testing.T, env map[string]string)) {
 // limited is a gateway over a fake OpenAI upstream on its own SQLite file.
 type limited struct {
 	*gateway
-	up *fakeupstream.Server
+	up *fakeopenai.Server
 	db string
 }
 
-func startLimited(t *testing.T, env map[string]string, opt fakeupstream.Options, mut func(*config.Config)) *limited {
+func startLimited(t *testing.T, env map[string]string, opt fakeopenai.Options, mut func(*config.Config)) *limited {
 	t.Helper()
-	up := fakeupstream.Start(opt)
+	up := fakeopenai.Start(opt)
 	t.Cleanup(up.Close)
 	db := storetest.SQLiteURL(t)
 	e := map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}
@@ -148,7 +148,7 @@ func checkErrorShape(t *testing.T, raw string) {
 // the refused request never reaches the provider.
 func TestRateLimitExact429(t *testing.T) {
 	eachLimiter(t, func(t *testing.T, env map[string]string) {
-		l := startLimited(t, env, fakeupstream.Options{}, nil)
+		l := startLimited(t, env, fakeopenai.Options{}, nil)
 		key, keyID, _ := l.limitedKey(t, "exact@example.com", store.LimitsUpdate{KeyID: "-", RPM: ptr[int64](3)})
 		for i := range 3 {
 			stream := i == 1
@@ -194,7 +194,7 @@ func TestRateLimitExact429(t *testing.T) {
 // keys, the 429 names the account, and another account is not affected.
 func TestRateLimitAccountShared(t *testing.T) {
 	eachLimiter(t, func(t *testing.T, env map[string]string) {
-		l := startLimited(t, env, fakeupstream.Options{}, nil)
+		l := startLimited(t, env, fakeopenai.Options{}, nil)
 		k1, _, acctID := l.limitedKey(t, "shared@example.com", store.LimitsUpdate{RPM: ptr[int64](5)})
 		k2, _ := l.newKey(t, "shared@example.com")
 		other, _ := l.newKey(t, "other@example.com")
@@ -235,7 +235,7 @@ func TestRateLimitAccountShared(t *testing.T) {
 func TestRateLimitTokens(t *testing.T) {
 	eachLimiter(t, func(t *testing.T, env map[string]string) {
 		// Streams take 12 × 50 ms: long enough to send a request beside one.
-		l := startLimited(t, env, fakeupstream.Options{TokenDelay: 50 * time.Millisecond}, nil)
+		l := startLimited(t, env, fakeopenai.Options{TokenDelay: 50 * time.Millisecond}, nil)
 		key, keyID, _ := l.limitedKey(t, "tpm@example.com", store.LimitsUpdate{KeyID: "-", TPM: ptr[int64](2000)})
 
 		first := tokensBody("hi", 1500, true)
@@ -317,7 +317,7 @@ func waitStatus(t *testing.T, l *limited, key, body string, status int) *http.Re
 // cached, without a restart.
 func TestRateLimitChange(t *testing.T) {
 	eachLimiter(t, func(t *testing.T, env map[string]string) {
-		l := startLimited(t, env, fakeupstream.Options{}, nil)
+		l := startLimited(t, env, fakeopenai.Options{}, nil)
 		key, keyID := l.newKey(t, "change@example.com")
 		hi := chatBody("gpt-4o-mini", "hi", false)
 		if resp, raw := l.post(t, key, hi); resp.StatusCode != 200 || resp.Header.Get("x-ratelimit-limit-requests") != "" {
@@ -378,7 +378,7 @@ func cliLimits(t *testing.T, db string, args ...string) {
 // headers show the key still has room.
 func TestUpstream429(t *testing.T) {
 	eachLimiter(t, func(t *testing.T, env map[string]string) {
-		l := startLimited(t, env, fakeupstream.Options{}, nil)
+		l := startLimited(t, env, fakeopenai.Options{}, nil)
 		key, _, _ := l.limitedKey(t, "up429@example.com", store.LimitsUpdate{KeyID: "-", RPM: ptr[int64](100)})
 		for _, stream := range []bool{false, true} {
 			resp, raw := l.post(t, key, chatBody("gpt-4o-mini", "fake:error:429", stream))
@@ -403,7 +403,7 @@ func TestUpstream429(t *testing.T) {
 // with none of its own, a stored RPM overrides it, and a stored 0 is the
 // default again.
 func TestRateLimitDefaults(t *testing.T) {
-	l := startLimited(t, nil, fakeupstream.Options{}, func(c *config.Config) { c.Limits.KeyRPM = 2 })
+	l := startLimited(t, nil, fakeopenai.Options{}, func(c *config.Config) { c.Limits.KeyRPM = 2 })
 	plain, _ := l.newKey(t, "defaults@example.com")
 	own, _, _ := l.limitedKey(t, "defaults@example.com", store.LimitsUpdate{KeyID: "-", RPM: ptr[int64](4)})
 	zero, _, _ := l.limitedKey(t, "defaults@example.com", store.LimitsUpdate{KeyID: "-", RPM: ptr[int64](0)})
@@ -432,7 +432,7 @@ func TestRateLimitDefaults(t *testing.T) {
 // machine, said in the log), no unit can have come back.
 func TestRateLimitExactUnderLoad(t *testing.T) {
 	eachLimiter(t, func(t *testing.T, env map[string]string) {
-		l := startLimited(t, env, fakeupstream.Options{}, nil)
+		l := startLimited(t, env, fakeopenai.Options{}, nil)
 		key, _, _ := l.limitedKey(t, "load@example.com", store.LimitsUpdate{KeyID: "-", RPM: ptr[int64](50)})
 		ok, refused, window := hammerFor(t, l.URL, key, 32, time.Second)
 		want := int64(50)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
 	"github.com/switchyard-gw/switchyard/internal/store"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func authJSON(key string) map[string]string {
@@ -23,7 +23,7 @@ func authJSON(key string) map[string]string {
 // requests and to the model listing, and a change reaches the running
 // server without a restart.
 func TestAllowLists(t *testing.T) {
-	_, g := upstreamGateway(t, fakeupstream.Options{}, nil)
+	_, g := upstreamGateway(t, fakeopenai.Options{}, nil)
 	ctx := context.Background()
 	acct, _ := g.Store.CreateAccount(ctx, store.NewAccount{Email: "allow@example.com"})
 	full := apikey.Generate()
@@ -64,7 +64,7 @@ func TestAllowLists(t *testing.T) {
 }
 
 func TestModelLifecycle(t *testing.T) {
-	_, g := upstreamGateway(t, fakeupstream.Options{}, nil)
+	_, g := upstreamGateway(t, fakeopenai.Options{}, nil)
 	key, _ := g.newKey(t, "life@example.com")
 	// gpt-3.5-turbo was shut down on 2026-10-23: Model not found.
 	resp, eb, _ := do(t, "POST", g.URL+"/v1/chat/completions", authJSON(key), chatBody("gpt-3.5-turbo", "hi", false))
@@ -113,11 +113,11 @@ func sseEvents(raw string) []string {
 func TestStreamUsageVariants(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		opt  fakeupstream.Options
+		opt  fakeopenai.Options
 	}{
-		{"openai", fakeupstream.Options{}},
-		{"no usage from upstream", fakeupstream.Options{NoStreamUsage: true}},
-		{"groq x_groq.usage", fakeupstream.Options{GroqUsage: true}},
+		{"openai", fakeopenai.Options{}},
+		{"no usage from upstream", fakeopenai.Options{NoStreamUsage: true}},
+		{"groq x_groq.usage", fakeopenai.Options{GroqUsage: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, g := upstreamGateway(t, tt.opt, nil)
@@ -172,7 +172,7 @@ func TestStreamUsageVariants(t *testing.T) {
 // TestEmbeddingEncodingConversion: an upstream that ignores
 // encoding_format still gives the client what it asked for.
 func TestEmbeddingEncodingConversion(t *testing.T) {
-	_, g := upstreamGateway(t, fakeupstream.Options{FloatOnly: true}, nil)
+	_, g := upstreamGateway(t, fakeopenai.Options{FloatOnly: true}, nil)
 	key, _ := g.newKey(t, "emb@example.com")
 	_, _, rawB := do(t, "POST", g.URL+"/v1/embeddings", authJSON(key), `{"model":"text-embedding-3-small","input":"x","encoding_format":"base64","dimensions":4}`)
 	_, _, rawF := do(t, "POST", g.URL+"/v1/embeddings", authJSON(key), `{"model":"text-embedding-3-small","input":"x","dimensions":4}`)
@@ -207,7 +207,7 @@ func TestEmbeddingEncodingConversion(t *testing.T) {
 // TestLegacyFunctionsStreamTranslated: on a tools-only host, a streamed
 // legacy function call still arrives as function_call deltas.
 func TestLegacyFunctionsStreamTranslated(t *testing.T) {
-	_, g := upstreamGateway(t, fakeupstream.Options{}, nil)
+	_, g := upstreamGateway(t, fakeopenai.Options{}, nil)
 	key, _ := g.newKey(t, "fn@example.com")
 	body := `{"model":"llama-3.3-70b-instruct","stream":true,"messages":[{"role":"user","content":"weather?"}],
 		"functions":[{"name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}]}`

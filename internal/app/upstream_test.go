@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func chatBody(model, content string, stream bool) string {
@@ -22,7 +22,7 @@ func chatBody(model, content string, stream bool) string {
 // TestUpstreamErrors maps every upstream failure to a status a client can
 // act on, in the error shape.
 func TestUpstreamErrors(t *testing.T) {
-	_, g := upstreamGateway(t, fakeupstream.Options{}, func(c *config.Config) {
+	_, g := upstreamGateway(t, fakeopenai.Options{}, func(c *config.Config) {
 		for i := range c.Providers {
 			c.Providers[i].Timeout = 300 * time.Millisecond
 		}
@@ -79,7 +79,7 @@ func TestUpstreamErrors(t *testing.T) {
 // TestMidstreamError: once the stream has started, an upstream failure is a
 // final data: {"error":…} event with no [DONE].
 func TestMidstreamError(t *testing.T) {
-	_, g := upstreamGateway(t, fakeupstream.Options{}, nil)
+	_, g := upstreamGateway(t, fakeopenai.Options{}, nil)
 	key, _ := g.newKey(t, "mid@example.com")
 	hdr := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	resp, _, raw := do(t, "POST", g.URL+"/v1/chat/completions", hdr, chatBody("gpt-4o-mini", "fake:midstream-error", true))
@@ -99,7 +99,7 @@ func TestMidstreamError(t *testing.T) {
 // TestClientDisconnectCancelsUpstream: when the client goes away mid-stream
 // the upstream request is cancelled at once.
 func TestClientDisconnectCancelsUpstream(t *testing.T) {
-	up, g := upstreamGateway(t, fakeupstream.Options{TokenDelay: 50 * time.Millisecond, Words: 200}, nil)
+	up, g := upstreamGateway(t, fakeopenai.Options{TokenDelay: 50 * time.Millisecond, Words: 200}, nil)
 	key, _ := g.newKey(t, "gone@example.com")
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "POST", g.URL+"/v1/chat/completions", strings.NewReader(chatBody("gpt-4o-mini", "long story", true)))

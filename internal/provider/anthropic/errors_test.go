@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
 )
 
 // errorView is what the gateway reads from a *provider.Error.

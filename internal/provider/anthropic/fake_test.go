@@ -13,8 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
 )
 
 const fakeKey = "test-upstream-key"

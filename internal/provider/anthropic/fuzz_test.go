@@ -12,8 +12,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
 )
 
 // fakeMaxOutput is the output limit of the fake's claude-fake-* models.

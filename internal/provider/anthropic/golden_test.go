@@ -16,9 +16,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
 	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -7,8 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
 )
 
 // hello is a minimal conversation for cases about other fields.

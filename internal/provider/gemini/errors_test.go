@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
 )
 
 func TestUpstreamErrors(t *testing.T) {

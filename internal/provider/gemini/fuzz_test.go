@@ -10,8 +10,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
 )
 
 // FuzzRequest: any JSON body translates without panicking into a request

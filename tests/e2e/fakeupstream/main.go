@@ -11,13 +11,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/switchyard-gw/switchyard/internal/fakeupstream"
-	fakeanthropic "github.com/switchyard-gw/switchyard/internal/fakeupstream/anthropic"
-	fakegemini "github.com/switchyard-gw/switchyard/internal/fakeupstream/gemini"
+	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
+	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 func main() {
-	oa := fakeupstream.Start(fakeupstream.Options{})
+	oa := fakeopenai.Start(fakeopenai.Options{})
 	defer oa.Close()
 	an := fakeanthropic.Start(fakeanthropic.Options{})
 	defer an.Close()
