@@ -26,6 +26,14 @@ type Record struct {
 	Model         string `json:"model"`
 	Provider      string `json:"provider"`
 	UpstreamModel string `json:"upstream_model"`
+	// RequestedModel is the model the client asked for; Model is the one
+	// that answered, whose prices apply (a fallback's, issue 15).
+	RequestedModel string `json:"requested_model,omitempty"`
+	// Deployment is the key ("provider/upstream_id") of the deployment
+	// that answered or failed last; Attempts is how many upstream calls
+	// the request made.
+	Deployment string `json:"deployment,omitempty"`
+	Attempts   int    `json:"attempts,omitempty"`
 
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
