@@ -67,9 +67,9 @@ type Routing struct {
 func (r *Routing) defaults() {
 	switch {
 	case r.Retries == 0:
-		r.Retries = 0 // one attempt until retries are tested (next commit)
+		r.Retries = 2
 	case r.Retries < 0:
-		r.Retries = 0
+		r.Retries = 2
 	}
 	if r.BackoffBase <= 0 {
 		r.BackoffBase = 100 * time.Millisecond
