@@ -109,7 +109,8 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 				wait = max(wait, v.retryAfter)
 			}
 			if err := x.g.wait(ctx, wait); err != nil {
-				return last // the client is gone: classify says so
+				// The client went away (or the gateway is shutting down).
+				return &provider.Error{Provider: d.Provider.Name(), Kind: provider.KindCanceled, Err: err}
 			}
 		}
 		err := x.attempt(ctx, w, target{model: m, dep: d})

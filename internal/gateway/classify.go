@@ -125,7 +125,9 @@ type timeouts struct {
 }
 
 // withTimeouts returns the attempt's context, cut by d's timeouts when it
-// has any.
+// has any. The first byte is a stream's first chunk; a whole answer's
+// first byte is the answer itself (upstreams send their headers with it),
+// so FirstByteTimeout bounds a plain call as a whole.
 func withTimeouts(ctx context.Context, d catalog.Deployment) (context.Context, *timeouts) {
 	if d.FirstByteTimeout <= 0 && d.Timeout <= 0 {
 		return ctx, &timeouts{}

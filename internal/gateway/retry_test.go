@@ -260,3 +260,20 @@ func TestAllCooling(t *testing.T) {
 		})
 	}
 }
+
+// A client that goes away while the gateway waits to retry gets no
+// answer but its own going (499), not the failure before.
+func TestClientGoneDuringBackoff(t *testing.T) {
+	r := newRig(t, catalog.Deployment{})
+	ctx, cancel := context.WithCancel(context.Background())
+	r.g.SetWait(func(ctx context.Context, d time.Duration) error {
+		cancel()
+		return ctx.Err()
+	})
+	r.a.steps = []step{{err: statusErr("a", 503, "")}}
+	a := r.serve(ctx, "m", false)
+	var pe *provider.Error
+	if !errors.As(a.err, &pe) || pe.Kind != provider.KindCanceled || r.calls() != [3]int{1, 0, 0} {
+		t.Errorf("err %v, calls %v: want the client's going after one call", a.err, r.calls())
+	}
+}
