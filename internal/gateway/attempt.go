@@ -100,7 +100,7 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 		if i > 0 {
 			same := d.Key == lastDep
 			switch {
-			case i > r.Retries, !v.retry, same && !v.sameAgain,
+			case i > r.Retries, same && !v.sameAgain,
 				same && v.retryAfter > r.MaxRetryAfter, !h.TryRetry(m.ID):
 				return last
 			}
