@@ -18,7 +18,7 @@ import (
 func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
 	if x.req.Check != nil {
 		if err := x.req.Check(first); err != nil {
-			w.Error(err, x.end(nil))
+			w.Error(err, x.end)
 			return
 		}
 	}
@@ -173,11 +173,13 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	if st == nil {
 		tm.end()
 		done()
-		w.Response(resp, x.end(func() provider.Usage { return resp.Usage }))
+		x.resp = resp
+		w.Response(resp, x.end)
 		return nil
 	}
 	s := &relay{Stream: st, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof}
-	w.Stream(s, x.end(st.Usage))
+	x.stream = st
+	w.Stream(s, x.end)
 	return nil
 }
 
@@ -185,9 +187,8 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 // failed last), after how many attempts, and announces the retirement of
 // that model when it is not the one the Deprecation headers name yet.
 func (x *exchange) headers(h http.Header) {
-	h["X-Switchyard-Model"] = []string{x.model.ID}
-	h["X-Switchyard-Deployment"] = []string{x.rec.Provider}
-	h["X-Switchyard-Attempts"] = []string{strconv.Itoa(x.rec.Attempts)}
+	vals := []string{x.model.ID, x.rec.Provider, strconv.Itoa(x.rec.Attempts)} // one allocation
+	h["X-Switchyard-Model"], h["X-Switchyard-Deployment"], h["X-Switchyard-Attempts"] = vals[0:1:1], vals[1:2:2], vals[2:3:3]
 	if x.model != x.requested {
 		noticeHeaders(h, x.model, x.g.opt.Now())
 	}

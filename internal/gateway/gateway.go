@@ -177,12 +177,12 @@ func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
 		noticeHeaders(w.Header(), m, now)
 	}
 	if err := g.checkBudget(ctx, req); err != nil {
-		w.Error(err, x.end(nil))
+		w.Error(err, x.end)
 		return
 	}
 	res, err := g.reserve(ctx, req, m, w.Header())
 	if err != nil {
-		w.Error(err, x.end(nil))
+		w.Error(err, x.end)
 		return
 	}
 	x.run(ctx, w, m)

@@ -49,6 +49,12 @@ type exchange struct {
 	prompt     int64
 	progressAt time.Time
 
+	// resp or stream is the answer written, whose usage is recorded;
+	// end is record, bound once.
+	resp   *provider.Response
+	stream provider.Stream
+	end    func(Outcome)
+
 	// refund is set when the request failed by the gateway's own fault:
 	// its rate-limit reservation is given back whole.
 	refund bool
@@ -68,13 +74,15 @@ func (g *Gateway) newExchange(req *Request, rt *route.Table, m *catalog.Model, a
 		start = time.Now()
 	}
 	d := rt.Deployments(m)[0] // until an attempt says otherwise
-	return &exchange{g: g, req: req, rt: rt, allow: allow, requested: m, model: m, access: access,
+	x := &exchange{g: g, req: req, rt: rt, allow: allow, requested: m, model: m, access: access,
 		prompt: int64(len(req.Body)/4 + 1), rec: meter.Record{
 			ID: recordID(start), RequestID: access.ID, Time: start,
 			AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: req.Endpoint.String(),
 			Model: m.ID, RequestedModel: req.Model, Provider: d.Provider.Name(), UpstreamModel: d.UpstreamID,
 			PriceVersion: rt.PriceVersion(), Streamed: req.Stream,
 		}}
+	x.end = x.record
+	return x
 }
 
 // requestID is the request's ID for logs and upstreams.
@@ -120,17 +128,18 @@ func (x *exchange) chunk() {
 	x.g.opt.Meter.Progress(&p)
 }
 
-// end returns the function a Writer calls with the outcome of the answer
-// it writes: it records the request with the usage usage reports (nil:
-// none) and, for a failure, err.
-func (x *exchange) end(usage func() provider.Usage) func(Outcome) {
-	return func(o Outcome) {
-		var us provider.Usage
-		if usage != nil {
-			us = usage()
-		}
-		x.finish(o, us)
+// record is the end function of the exchange's Writer calls: it records
+// the request with what the client was told and the usage of the answer
+// that was written (none for an error).
+func (x *exchange) record(o Outcome) {
+	var us provider.Usage
+	switch {
+	case x.stream != nil:
+		us = x.stream.Usage()
+	case x.resp != nil:
+		us = x.resp.Usage
 	}
+	x.finish(o, us)
 }
 
 // finish completes the record and hands it to the meter, once.
