@@ -12,33 +12,31 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
-	"github.com/switchyard-gw/switchyard/internal/route"
 )
 
 func (h *Handler) embeddings(w http.ResponseWriter, r *http.Request) {
-	var req embeddingRequest
-	h.withCall(w, r, func(body []byte) (*gateway.Call, *Error) {
-		var e *Error
-		req, e = checkEmbedding(body)
-		return &gateway.Call{Endpoint: provider.EndpointEmbedding, Model: req.Model, Body: body}, e
-	}, func(c *gateway.Call, t route.Target, u *tally) {
-		if req.Dimensions > 0 && !variableDimensions(t.Model.ID) {
-			h.fail(w, u, badRequest("dimensions", "unsupported_parameter",
-				"The model `"+req.Model+"` does not support the dimensions parameter."))
-			return
-		}
-		if max := t.Model.EmbeddingDims; req.Dimensions > 0 && max > 0 && req.Dimensions > max {
-			h.fail(w, u, invalidValue("dimensions", "expected at most "+strconv.Itoa(max)+" for "+req.Model+"."))
-			return
-		}
-		resp, err := h.opt.Gateway.Embed(r.Context(), t, c)
-		if err == nil {
-			resp.Body, err = encodeEmbeddings(resp.Body, req.Base64)
-		}
-		h.writeResponse(w, r, resp, err, u)
-	})
+	aw := &answer{embeddings: true}
+	h.serveModel(w, r, func(body []byte) (*gateway.Request, *Error) {
+		req, e := checkEmbedding(body)
+		aw.base64 = req.Base64
+		return &gateway.Request{Endpoint: provider.EndpointEmbedding, Model: req.Model, Body: body,
+			Check: func(m *catalog.Model) error { return checkDimensions(req, m) }}, e
+	}, aw)
+}
+
+// checkDimensions refuses dimensions the model does not take.
+func checkDimensions(req embeddingRequest, m *catalog.Model) error {
+	if req.Dimensions > 0 && !variableDimensions(m.ID) {
+		return badRequest("dimensions", "unsupported_parameter",
+			"The model `"+req.Model+"` does not support the dimensions parameter.")
+	}
+	if max := m.EmbeddingDims; req.Dimensions > 0 && max > 0 && req.Dimensions > max {
+		return invalidValue("dimensions", "expected at most "+strconv.Itoa(max)+" for "+req.Model+".")
+	}
+	return nil
 }
 
 // variableDimensions reports models that accept the dimensions parameter:

@@ -29,18 +29,6 @@ type Options struct {
 	WildcardModels bool
 	// Gateway serves the model endpoints.
 	Gateway *gateway.Gateway
-	// Now is the clock of model lifecycles (default time.Now).
-	Now func() time.Time
-	// Meter receives a usage record for every request that reached a
-	// model route; nil turns metering off.
-	Meter Recorder
-	// Budget refuses requests over a monthly spend limit; nil: none.
-	Budget BudgetChecker
-	// Rates enforces requests and tokens per minute; nil: none.
-	Rates RateLimiter
-	// OutputAllowance is the output tokens a request without max_tokens
-	// reserves from its TPM limits (capped by the model's output limit).
-	OutputAllowance int64
 	// MaxBodyBytesInFlight bounds the memory of all request bodies held
 	// at once (server.max_body_bytes_in_flight); past it requests get 503
 	// with Retry-After. 0: unbounded.
@@ -58,9 +46,6 @@ type Handler struct {
 func New(opt Options) *Handler {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
-	}
-	if opt.Now == nil {
-		opt.Now = time.Now
 	}
 	h := &Handler{opt: opt, mux: http.NewServeMux()}
 	h.bodies.max = opt.MaxBodyBytesInFlight

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/server"
@@ -16,16 +17,46 @@ import (
 // statusClientClosed is logged when the client went away (nginx's 499).
 const statusClientClosed = 499
 
-// callError maps an error from routing or an upstream to what the client
-// sees. Upstream credentials problems are the gateway's, never the
-// client's: they are 502s, not invalid_api_key.
-func callError(err error) *Error {
+// errorFor is the one place that maps a failed request to what the
+// client sees: the gateway's typed errors (routing, limits, budgets,
+// context windows, cooling deployments), upstream failures, and the
+// gateway's own *Error. A failure while the gateway shuts down is a
+// retryable 503, not a client that went away. Upstream credentials
+// problems are the gateway's, never the client's: they are 502s, not
+// invalid_api_key.
+func errorFor(r *http.Request, h http.Header, err error) *Error {
+	if shuttingDown(r) {
+		e := serverError(http.StatusServiceUnavailable, "The gateway is shutting down and cut this request short. Please retry.")
+		e.RetryAfter = 1
+		return e
+	}
+	var own *Error
+	var ob *limits.OverBudget
+	var rl *gateway.RateLimited
+	var long *gateway.ContextTooLong
+	var none *gateway.NoDeployment
 	var wrong *gateway.ErrWrongEndpoint
 	var unsup *gateway.ErrUnsupported
 	var pe *provider.Error
 	switch {
+	case errors.As(err, &own):
+		return own
 	case errors.Is(err, route.ErrNotFound):
 		return ModelNotFound()
+	case errors.As(err, &ob):
+		return overBudget(ob, time.Now())
+	case errors.As(err, &rl):
+		return rateLimited(h, rl.Refusal)
+	case errors.Is(err, gateway.ErrBudgetUnavailable):
+		return unavailable("Spend limits cannot be checked just now. Please retry.", 1)
+	case errors.Is(err, gateway.ErrRatesUnavailable):
+		return unavailable("Rate limits cannot be checked just now. Please retry.", 1)
+	case errors.As(err, &long):
+		return badRequest(long.Param, "context_length_exceeded", fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, your %s resulted in at least %d tokens. Please reduce the length of the %s.",
+			long.Window, long.Param, long.Tokens, long.Param))
+	case errors.As(err, &none):
+		return noDeployment(none)
 	case errors.As(err, &wrong):
 		return badRequest("model", "model_not_supported", fmt.Sprintf(
 			"The model `%s` is a %s model and is not supported on this endpoint.", wrong.Model, wrong.Mode))
@@ -35,6 +66,24 @@ func callError(err error) *Error {
 		return providerError(pe)
 	}
 	return serverError(http.StatusInternalServerError, "The server had an error while processing your request.")
+}
+
+// noDeployment answers at once, without an upstream call, a model whose
+// deployments are all cooling down: 429 when upstream rate limiting
+// cooled them, else 503, both with Retry-After.
+func noDeployment(nd *gateway.NoDeployment) *Error {
+	secs := retrySeconds(nd.RetryAfter)
+	if nd.RateLimited {
+		return &Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error", NoCode: true, RetryAfter: secs,
+			Message: fmt.Sprintf("Every upstream deployment of the model `%s` is rate-limiting requests. Try again in %ds.", nd.Model, secs)}
+	}
+	return unavailable(fmt.Sprintf("No upstream deployment of the model `%s` is available just now: all are cooling down after failures. Try again in %ds.", nd.Model, secs), secs)
+}
+
+func unavailable(msg string, retryAfter int) *Error {
+	e := serverError(http.StatusServiceUnavailable, msg)
+	e.RetryAfter = retryAfter
+	return e
 }
 
 func providerError(pe *provider.Error) *Error {
@@ -74,18 +123,6 @@ func providerError(pe *provider.Error) *Error {
 	return &Error{Status: http.StatusBadGateway, Type: "server_error", Message: msg}
 }
 
-// requestError is callError for a request's failed call, except that a
-// call cut by the gateway's shutdown is a retryable 503, not a client
-// that went away.
-func requestError(r *http.Request, err error) *Error {
-	if shuttingDown(r) {
-		e := serverError(http.StatusServiceUnavailable, "The gateway is shutting down and cut this request short. Please retry.")
-		e.RetryAfter = 1
-		return e
-	}
-	return callError(err)
-}
-
 // shuttingDown reports whether the request was cancelled because the
 // server's shutdown grace period ran out.
 func shuttingDown(r *http.Request) bool {
@@ -96,23 +133,4 @@ func shuttingDown(r *http.Request) bool {
 func retrySeconds(d time.Duration) int {
 	s := int((d + time.Second - 1) / time.Second)
 	return max(s, 1)
-}
-
-// gatewayFault reports whether err is the gateway's own configuration
-// failing (an upstream refusing its credentials, or a base URL the
-// upstream has no endpoint at): such a request does not count against
-// the client's rate limits.
-func gatewayFault(err error) bool {
-	var pe *provider.Error
-	return errors.As(err, &pe) && (pe.Kind == provider.KindAuth || pe.Kind == provider.KindNoEndpoint)
-}
-
-// upstreamAttrs are the log attributes of an upstream failure: the
-// provider, and the status and path the upstream answered with.
-func upstreamAttrs(err error) []any {
-	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Status == 0 {
-		return nil
-	}
-	return []any{"provider", pe.Provider, "upstream_status", pe.Status, "upstream_path", pe.Path}
 }

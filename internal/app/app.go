@@ -96,9 +96,17 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		a.Close()
 		return nil, err
 	}
+	gw := gateway.Options{Now: now, Log: log, OutputAllowance: cfg.Limits.OutputAllowance}
+	if a.meter != nil {
+		gw.Meter = a.meter
+		gw.Budget = limits.NewBudget(a.spend, cfg.Limits.FailClosed, log)
+	}
+	rates := a.buildRates()
+	if rates != nil {
+		gw.Rates = rates
+	}
 	opt := api.Options{
-		Gateway:        gateway.New(routes),
-		Now:            now,
+		Gateway:        gateway.New(routes, gw),
 		Auth:           a.auth,
 		Log:            log,
 		Ready:          st.Ping,
@@ -106,12 +114,6 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 
 		MaxBodyBytesInFlight: cfg.Server.MaxBodyBytesInFlight,
 	}
-	if a.meter != nil {
-		opt.Meter = a.meter
-		opt.Budget = limits.NewBudget(a.spend, cfg.Limits.FailClosed, log)
-	}
-	rates := a.buildRates()
-	opt.Rates, opt.OutputAllowance = rates, cfg.Limits.OutputAllowance
 	h, err := a.mountDashboard(api.New(opt), routes, rates)
 	if err != nil {
 		a.Close()

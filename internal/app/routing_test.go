@@ -81,6 +81,13 @@ func TestModelLifecycle(t *testing.T) {
 	if resp.Header.Get("Deprecation") != "" || resp.Header.Get("Sunset") != "" {
 		t.Errorf("model without notice got Deprecation=%q Sunset=%q", resp.Header.Get("Deprecation"), resp.Header.Get("Sunset"))
 	}
+	// Issue 15: the answer says which model and deployment answered,
+	// after how many attempts.
+	for h, want := range map[string]string{"X-Switchyard-Model": "gpt-5.5", "X-Switchyard-Deployment": "openai", "X-Switchyard-Attempts": "1"} {
+		if got := resp.Header.Get(h); got != want {
+			t.Errorf("%s: %q, want %q", h, got, want)
+		}
+	}
 	// A chat model on the embeddings endpoint, and the reverse.
 	resp, eb, _ = do(t, "POST", g.URL+"/v1/embeddings", authJSON(key), `{"model":"gpt-4o-mini","input":"x"}`)
 	if resp.StatusCode != 400 || eb.Error["param"] != "model" {

@@ -3,6 +3,7 @@
 package backoff
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -31,3 +32,18 @@ func (b *Backoff) Next() time.Duration {
 
 // Reset starts the sequence again from Min, after a success.
 func (b *Backoff) Reset() { b.next = 0 }
+
+// Sleep waits d, or less when ctx ends (its error then).
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

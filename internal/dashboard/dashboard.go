@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchyard-gw/switchyard/internal/backoff"
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/password"
@@ -150,7 +151,7 @@ func New(opt Options) (*Dashboard, error) {
 		d.now = time.Now
 	}
 	if d.sleep == nil {
-		d.sleep = sleep
+		d.sleep = backoff.Sleep
 	}
 	if d.cfg.SessionTTL <= 0 {
 		d.cfg.SessionTTL = 12 * time.Hour

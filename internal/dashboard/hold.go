@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -48,18 +47,6 @@ func (d *Dashboard) admitAttempt(w http.ResponseWriter, r *http.Request, email, 
 		return false
 	}
 	return true
-}
-
-// sleep waits d, or less when ctx ends (its error then).
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // tooManyAttempts answers 429 with the wait in Retry-After and in words.

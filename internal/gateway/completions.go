@@ -14,7 +14,6 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/provider"
-	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
@@ -39,19 +38,19 @@ func completionBody(body []byte) []byte {
 	return b
 }
 
-// Complete answers a legacy completion.
-func (g *Gateway) Complete(ctx context.Context, t route.Target, c *Call, prompts []string) (*provider.Response, error) {
-	c.Body = completionBody(c.Body)
-	if cp, ok := t.Provider.(provider.Completer); ok && t.Model.Mode == catalog.ModeCompletion {
-		return cp.Complete(ctx, c.request(t))
+// complete answers a legacy completion.
+func (g *Gateway) complete(ctx context.Context, t target, req *Request) (*provider.Response, error) {
+	body := completionBody(req.Body)
+	if cp, ok := t.dep.Provider.(provider.Completer); ok && t.model.Mode == catalog.ModeCompletion {
+		return cp.Complete(ctx, t.request(req, body))
 	}
-	chats, err := g.chatRequests(t, c, prompts)
+	chats, err := chatRequests(t, req, body)
 	if err != nil {
 		return nil, err
 	}
-	ch, ok := t.Provider.(provider.Chatter)
+	ch, ok := t.dep.Provider.(provider.Chatter)
 	if !ok {
-		return nil, errNoCapability(t.Provider, "chat")
+		return nil, errNoCapability(t.dep.Provider, "chat")
 	}
 	resps := make([]*provider.Response, len(chats))
 	calls, cctx := errgroup.WithContext(ctx)
@@ -71,7 +70,7 @@ func (g *Gateway) Complete(ctx context.Context, t route.Target, c *Call, prompts
 	if err := calls.Wait(); err != nil {
 		return nil, err
 	}
-	return textCompletion(c.Model, resps)
+	return textCompletion(t.model.ID, resps)
 }
 
 // MaxPromptCalls bounds the upstream calls one legacy completion on a chat
@@ -81,20 +80,20 @@ const MaxPromptCalls = 8
 
 // chatRequests translates a legacy completion into one chat request per
 // prompt, refusing what chat cannot express.
-func (g *Gateway) chatRequests(t route.Target, c *Call, prompts []string) ([]*provider.Request, error) {
-	body := c.Body
+func chatRequests(t target, req *Request, body []byte) ([]*provider.Request, error) {
+	prompts, model := req.Prompts, t.model.ID
 	if prompts == nil {
-		prompts = decodeTokenPrompts(c.Model, gjson.GetBytes(body, "prompt"))
+		prompts = decodeTokenPrompts(model, gjson.GetBytes(body, "prompt"))
 	}
 	switch {
 	case gjson.GetBytes(body, "echo").Bool():
-		return nil, &ErrUnsupported{Param: "echo", Message: "echo is not supported for chat model " + c.Model + "."}
+		return nil, &ErrUnsupported{Param: "echo", Message: "echo is not supported for chat model " + model + "."}
 	case gjson.GetBytes(body, "suffix").String() != "":
-		return nil, &ErrUnsupported{Param: "suffix", Message: "suffix is not supported for chat model " + c.Model + "."}
+		return nil, &ErrUnsupported{Param: "suffix", Message: "suffix is not supported for chat model " + model + "."}
 	case gjson.GetBytes(body, "best_of").Int() > 1:
-		return nil, &ErrUnsupported{Param: "best_of", Message: "best_of is not supported for chat model " + c.Model + "."}
+		return nil, &ErrUnsupported{Param: "best_of", Message: "best_of is not supported for chat model " + model + "."}
 	case gjson.GetBytes(body, "logprobs").Type == gjson.Number:
-		return nil, &ErrUnsupported{Param: "logprobs", Message: "logprobs is not supported for chat model " + c.Model + "."}
+		return nil, &ErrUnsupported{Param: "logprobs", Message: "logprobs is not supported for chat model " + model + "."}
 	}
 	base := []byte(`{}`)
 	for _, f := range []string{"model", "max_tokens", "temperature", "top_p", "n", "stop", "presence_penalty",
@@ -110,8 +109,8 @@ func (g *Gateway) chatRequests(t route.Target, c *Call, prompts []string) ([]*pr
 		if err != nil {
 			return nil, err
 		}
-		out[i] = &provider.Request{Endpoint: provider.EndpointChat, Model: c.Model, UpstreamModel: t.UpstreamID,
-			Body: b, Stream: c.Stream, RequestID: c.RequestID, MaxOutputTokens: t.Model.MaxOutputTokens}
+		out[i] = &provider.Request{Endpoint: provider.EndpointChat, Model: model, UpstreamModel: t.dep.UpstreamID,
+			Body: b, Stream: req.Stream, RequestID: requestID(req), MaxOutputTokens: t.model.MaxOutputTokens}
 	}
 	return out, nil
 }
@@ -151,22 +150,22 @@ func completionID(chatID string) string {
 	return "cmpl-" + strings.TrimPrefix(chatID, "chatcmpl-")
 }
 
-// CompleteStream streams a legacy completion.
-func (g *Gateway) CompleteStream(ctx context.Context, t route.Target, c *Call, prompts []string) (provider.Stream, error) {
-	c.Body = completionBody(c.Body)
-	if cp, ok := t.Provider.(provider.Completer); ok && t.Model.Mode == catalog.ModeCompletion {
-		return cp.CompleteStream(ctx, c.request(t))
+// completeStream streams a legacy completion.
+func (g *Gateway) completeStream(ctx context.Context, t target, req *Request) (provider.Stream, error) {
+	body := completionBody(req.Body)
+	if cp, ok := t.dep.Provider.(provider.Completer); ok && t.model.Mode == catalog.ModeCompletion {
+		return cp.CompleteStream(ctx, t.request(req, body))
 	}
-	chats, err := g.chatRequests(t, c, prompts)
+	chats, err := chatRequests(t, req, body)
 	if err != nil {
 		return nil, err
 	}
-	st, ok := t.Provider.(provider.Streamer)
+	st, ok := t.dep.Provider.(provider.Streamer)
 	if !ok {
-		return nil, errNoCapability(t.Provider, "streaming chat")
+		return nil, errNoCapability(t.dep.Provider, "streaming chat")
 	}
-	return &textStream{ctx: ctx, st: st, reqs: chats, model: c.Model, includeUsage: c.IncludeUsage,
-		n: max(1, int(gjson.GetBytes(c.Body, "n").Int()))}, nil
+	return &textStream{ctx: ctx, st: st, reqs: chats, model: t.model.ID, includeUsage: req.IncludeUsage,
+		n: max(1, int(gjson.GetBytes(body, "n").Int()))}, nil
 }
 
 // textStream runs the prompts' chat streams one after the other and turns

@@ -1,17 +1,223 @@
-// Package gateway is the request hot path after decoding: route the model,
-// call the provider, and hand back an answer or a stream. Limits and
-// metering hook in here.
+// Package gateway runs a model request from its decoded body to its
+// answer: it resolves the model, checks the spend budget and takes the
+// rate limits, tries the model's deployments and then its fallbacks in
+// the order health gives, with retries, backoff and timeouts, hands the
+// answer to the client's Writer, records one usage record, and settles
+// the limits.
 package gateway
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
 
+	"github.com/switchyard-gw/switchyard/internal/auth"
+	"github.com/switchyard-gw/switchyard/internal/backoff"
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/route"
+	"github.com/switchyard-gw/switchyard/internal/server"
 )
+
+// Options configure a Gateway. Zero values take the defaults.
+type Options struct {
+	// Health orders deployments and keeps their health and the retry
+	// budget; nil tries every deployment in catalogue order, with no
+	// cooldowns and no budget.
+	Health Health
+	// Routing are the retry knobs.
+	Routing Routing
+	// Meter receives one usage record for every request that reached a
+	// model; nil turns metering off.
+	Meter Recorder
+	// Budget refuses requests over a monthly spend limit; nil: none.
+	Budget BudgetChecker
+	// Rates enforces requests and tokens per minute; nil: none.
+	Rates RateLimiter
+	// OutputAllowance is the output tokens a request without max_tokens
+	// reserves from its TPM limits (capped by the model's output limit).
+	OutputAllowance int64
+	// Log receives failures; default slog.Default().
+	Log *slog.Logger
+	// Now is the clock of model lifecycles and spend periods (default
+	// time.Now).
+	Now func() time.Time
+}
+
+// Routing are the knobs of retries (config routing:).
+type Routing struct {
+	// Retries is the most extra attempts after a model's first, across its
+	// deployments, each also subject to the retry budget. 0 means the
+	// default, 2; negative means none.
+	Retries int
+	// BackoffBase and BackoffMax bound the wait before the n-th retry:
+	// drawn uniformly from [0, min(BackoffMax, BackoffBase × 2^(n-1))]
+	// ("full jitter"). Defaults 100ms and 2s.
+	BackoffBase, BackoffMax time.Duration
+	// MaxRetryAfter is the longest upstream Retry-After the gateway waits
+	// before trying the same deployment again; a longer one ends the
+	// model's attempts at once. Default 5s.
+	MaxRetryAfter time.Duration
+}
+
+func (r *Routing) defaults() {
+	switch {
+	case r.Retries == 0:
+		r.Retries = 2
+	case r.Retries < 0:
+		r.Retries = 2
+	}
+	if r.BackoffBase <= 0 {
+		r.BackoffBase = 100 * time.Millisecond
+	}
+	if r.BackoffMax <= 0 {
+		r.BackoffMax = 2 * time.Second
+	}
+	if r.MaxRetryAfter <= 0 {
+		r.MaxRetryAfter = 5 * time.Second
+	}
+}
+
+// Gateway serves model requests over a routing table that can be swapped
+// while it serves (SetRoutes).
+type Gateway struct {
+	routes atomic.Pointer[route.Table]
+	opt    Options
+	health Health
+	// wait pauses between attempts; tests replace it.
+	wait func(ctx context.Context, d time.Duration) error
+}
+
+// New returns a gateway over routes.
+func New(routes *route.Table, opt Options) *Gateway {
+	opt.Routing.defaults()
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	g := &Gateway{opt: opt, health: opt.Health, wait: backoff.Sleep}
+	if g.health == nil {
+		g.health = inOrder{}
+	}
+	g.routes.Store(routes)
+	return g
+}
+
+// Routes returns the routing table in use.
+func (g *Gateway) Routes() *route.Table { return g.routes.Load() }
+
+// SetRoutes makes later requests use t; requests under way keep theirs.
+func (g *Gateway) SetRoutes(t *route.Table) { g.routes.Store(t) }
+
+// Request is one model request, decoded and validated by the caller.
+type Request struct {
+	Endpoint     provider.Endpoint
+	Model        string
+	Body         []byte // valid while Serve runs
+	Stream       bool
+	IncludeUsage bool
+	// Prompts are a legacy completion's text prompts (nil for token IDs).
+	Prompts []string
+	// Principal is the authenticated caller.
+	Principal auth.Principal
+	// Access is the request's access log record; Serve fills its status,
+	// deployment and attempts. Nil only in tests.
+	Access *server.Record
+	// Check, when set, refuses a model the request cannot use (the
+	// embeddings dimensions, say): for the requested model it is the
+	// answer, a fallback failing it is skipped.
+	Check func(m *catalog.Model) error
+}
+
+// Writer writes the answer in the client's dialect. Each method writes
+// the request's one answer and calls end exactly once, with what the
+// client is told, before the answer's last bytes leave, so that the
+// usage record exists for every answer a client has received.
+type Writer interface {
+	Header() http.Header
+	// Error maps err to the client's error and writes it.
+	Error(err error, end func(Outcome))
+	// Response writes a whole answer.
+	Response(resp *provider.Response, end func(Outcome))
+	// Stream relays a stream whose first chunk has arrived; st's
+	// failures after that end the stream with an error event.
+	Stream(st provider.Stream, end func(Outcome))
+}
+
+// Outcome is what a request's client was told.
+type Outcome struct {
+	Status  int    // 499 when the client went away
+	ErrType string // the error type sent, "" on success
+	// Cancelled reports an answer cut short: by the client going away or
+	// by the gateway's shutdown.
+	Cancelled bool
+}
+
+// Serve runs req and writes its one answer to w.
+func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
+	rt := g.routes.Load()
+	allow := route.Allow{Account: req.Principal.AccountModels, Key: req.Principal.KeyModels}
+	m, err := lookup(rt, req.Endpoint, req.Model, allow)
+	if err == nil {
+		m, err = g.fitting(rt, req, m, allow)
+	}
+	if err != nil {
+		w.Error(err, func(Outcome) {})
+		return
+	}
+	x := g.newExchange(req, rt, m, allow)
+	defer x.abandon()
+	if now := g.opt.Now(); m.UnderNotice(now) {
+		noticeHeaders(w.Header(), m, now)
+	}
+	if err := g.checkBudget(ctx, req); err != nil {
+		w.Error(err, x.end)
+		return
+	}
+	res, err := g.reserve(ctx, req, m, w.Header())
+	if err != nil {
+		w.Error(err, x.end)
+		return
+	}
+	x.run(ctx, w, m)
+	if x.refund {
+		g.refund(ctx, req, res)
+		return
+	}
+	g.settle(ctx, req, res, x.rec.TotalTokens)
+}
+
+// endpointModes lists the model modes each endpoint serves; legacy
+// completions reach chat models through translation.
+var endpointModes = map[provider.Endpoint][]catalog.Mode{
+	provider.EndpointChat:       {catalog.ModeChat},
+	provider.EndpointCompletion: {catalog.ModeCompletion, catalog.ModeChat},
+	provider.EndpointEmbedding:  {catalog.ModeEmbedding},
+}
+
+// lookup resolves model id for the caller: a model that exists, is
+// allowed, has a configured deployment, and serves the endpoint.
+func lookup(rt *route.Table, e provider.Endpoint, id string, allow route.Allow) (*catalog.Model, error) {
+	m, err := rt.Lookup(id, allow)
+	if err != nil {
+		return nil, err
+	}
+	if len(rt.Deployments(m)) == 0 {
+		return nil, route.ErrNotFound
+	}
+	for _, mode := range endpointModes[e] {
+		if m.Mode == mode {
+			return m, nil
+		}
+	}
+	return nil, &ErrWrongEndpoint{Model: id, Mode: m.Mode}
+}
 
 // ErrWrongEndpoint reports a model that exists but does not serve the
 // requested endpoint (a chat model on /v1/embeddings, say).
@@ -32,92 +238,6 @@ type ErrUnsupported struct {
 }
 
 func (e *ErrUnsupported) Error() string { return e.Message }
-
-// Gateway serves calls over a routing table.
-type Gateway struct {
-	routes *route.Table
-}
-
-// New returns a gateway over routes.
-func New(routes *route.Table) *Gateway { return &Gateway{routes: routes} }
-
-// Routes returns the routing table.
-func (g *Gateway) Routes() *route.Table { return g.routes }
-
-// Call is one request to a model.
-type Call struct {
-	Endpoint     provider.Endpoint
-	Model        string
-	Body         []byte
-	Stream       bool
-	IncludeUsage bool
-	RequestID    string
-	Allow        route.Allow
-}
-
-// endpointModes lists the model modes each endpoint serves; legacy
-// completions reach chat models through translation.
-var endpointModes = map[provider.Endpoint][]catalog.Mode{
-	provider.EndpointChat:       {catalog.ModeChat},
-	provider.EndpointCompletion: {catalog.ModeCompletion, catalog.ModeChat},
-	provider.EndpointEmbedding:  {catalog.ModeEmbedding},
-}
-
-// Route resolves the call's model and checks it serves the endpoint.
-func (g *Gateway) Route(c *Call) (route.Target, error) {
-	t, err := g.routes.Pick(c.Model, c.Allow)
-	if err != nil {
-		return route.Target{}, err
-	}
-	for _, m := range endpointModes[c.Endpoint] {
-		if t.Model.Mode == m {
-			return t, nil
-		}
-	}
-	return route.Target{}, &ErrWrongEndpoint{Model: c.Model, Mode: t.Model.Mode}
-}
-
-func (c *Call) request(t route.Target) *provider.Request {
-	return &provider.Request{
-		Endpoint: c.Endpoint, Model: c.Model, UpstreamModel: t.UpstreamID, Body: c.Body,
-		Stream: c.Stream, IncludeUsage: c.IncludeUsage, RequestID: c.RequestID,
-		MaxOutputTokens: t.Model.MaxOutputTokens,
-	}
-}
-
-// errNoCapability is returned when a provider lacks what a catalogue entry
-// promises (a misconfiguration).
-func errNoCapability(p provider.Provider, what string) error {
-	return &provider.Error{Provider: p.Name(), Kind: provider.KindUnavailable,
-		Err: fmt.Errorf("provider %s (%s) cannot serve %s", p.Name(), p.Type(), what)}
-}
-
-// Chat answers a chat completion.
-func (g *Gateway) Chat(ctx context.Context, t route.Target, c *Call) (*provider.Response, error) {
-	ch, ok := t.Provider.(provider.Chatter)
-	if !ok {
-		return nil, errNoCapability(t.Provider, "chat")
-	}
-	return ch.Chat(ctx, c.request(t))
-}
-
-// ChatStream streams a chat completion.
-func (g *Gateway) ChatStream(ctx context.Context, t route.Target, c *Call) (provider.Stream, error) {
-	st, ok := t.Provider.(provider.Streamer)
-	if !ok {
-		return nil, errNoCapability(t.Provider, "streaming chat")
-	}
-	return st.ChatStream(ctx, c.request(t))
-}
-
-// Embed answers an embeddings request.
-func (g *Gateway) Embed(ctx context.Context, t route.Target, c *Call) (*provider.Response, error) {
-	e, ok := t.Provider.(provider.Embedder)
-	if !ok {
-		return nil, errNoCapability(t.Provider, "embeddings")
-	}
-	return e.Embed(ctx, c.request(t))
-}
 
 // IsNotFound reports an error that the client sees as 404 Model not found.
 func IsNotFound(err error) bool { return errors.Is(err, route.ErrNotFound) }

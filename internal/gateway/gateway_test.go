@@ -136,7 +136,7 @@ func newGateway(t *testing.T, providers ...provider.Provider) *gateway.Gateway {
 		t.Fatal(err)
 	}
 	routes := route.New(cat, providers, func() time.Time { return today })
-	g := gateway.New(routes)
+	g := gateway.New(routes, gateway.Options{})
 	if g.Routes() != routes {
 		t.Fatal("Routes() is not the gateway's table")
 	}

@@ -26,15 +26,14 @@ type Record struct {
 	Model         string `json:"model"`
 	Provider      string `json:"provider"`
 	UpstreamModel string `json:"upstream_model"`
-	// RequestedModel is the model the client asked for when another one
-	// answered (a fallback); "" when Model is the one asked for.
+	// RequestedModel is the model the client asked for; Model is the one
+	// that answered, whose prices apply (a fallback's, issue 15).
 	RequestedModel string `json:"requested_model,omitempty"`
-	// Deployment names the deployment of the last attempt,
-	// "provider/upstream_id"; "" when no upstream was called.
+	// Deployment is the key ("provider/upstream_id") of the deployment
+	// that answered or failed last; Attempts is how many upstream calls
+	// the request made.
 	Deployment string `json:"deployment,omitempty"`
-	// Attempts is how many upstream calls the request made (retries and
-	// fallbacks included).
-	Attempts int `json:"attempts,omitempty"`
+	Attempts   int    `json:"attempts,omitempty"`
 
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`

@@ -37,6 +37,10 @@ type Record struct {
 	// 200 and that the client abandoned is 499, as its usage record says
 	// (issue 13).
 	Status int
+	// Deployment is the key of the deployment that answered (or failed
+	// last), Attempts the upstream calls made (issue 15).
+	Deployment string
+	Attempts   int
 }
 
 type recordKey struct{}
@@ -55,7 +59,8 @@ const RequestIDHeader = "X-Request-Id"
 
 // AccessLog gives every request an ID (echoed in X-Request-Id) and writes
 // one log line when it ends: id, method, route, model, status, bytes,
-// latency and account — never a key, a password or a prompt.
+// latency, account, and the deployment and attempts of a model request —
+// never a key, a password or a prompt.
 func AccessLog(log *slog.Logger) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -78,6 +83,8 @@ func AccessLog(log *slog.Logger) Middleware {
 				slog.Int64("bytes", sw.bytes),
 				slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
 				slog.String("account", rec.Account),
+				slog.String("deployment", rec.Deployment),
+				slog.Int("attempts", rec.Attempts),
 			)
 		})
 	}

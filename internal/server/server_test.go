@@ -143,6 +143,7 @@ func TestAccessLog(t *testing.T) {
 	ts, logs := testServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := RecordFrom(r.Context())
 		rec.Route, rec.Model, rec.Account = "POST /v1/x", "gpt-4o", "acct_1"
+		rec.Deployment, rec.Attempts = "east/gpt-4o", 2
 		w.WriteHeader(404)
 	}), nil)
 	req, _ := http.NewRequest("POST", ts.URL+"/v1/x", strings.NewReader(`{"messages":"secret prompt"}`))
@@ -154,7 +155,8 @@ func TestAccessLog(t *testing.T) {
 	}
 	resp.Body.Close()
 	line := logLine(t, logs)
-	for k, want := range map[string]any{"id": "trace-1", "route": "POST /v1/x", "model": "gpt-4o", "status": 404.0, "account": "acct_1"} {
+	for k, want := range map[string]any{"id": "trace-1", "route": "POST /v1/x", "model": "gpt-4o", "status": 404.0, "account": "acct_1",
+		"deployment": "east/gpt-4o", "attempts": 2.0} {
 		if line[k] != want {
 			t.Errorf("log %s = %v, want %v", k, line[k], want)
 		}

@@ -1,5 +1,5 @@
 -- What routing did for each request: the model the client asked for
--- when a fallback answered ('' otherwise), the deployment of the last
+-- (model is the one that answered, a fallback's), the deployment of the last
 -- attempt ('provider/upstream_id', '' when no upstream was called) and
 -- the number of upstream attempts. Records written before hold '', ''
 -- and 0.

@@ -1,18 +1,15 @@
-package api
+package gateway
 
 import (
 	"testing"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
-	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
-	"github.com/switchyard-gw/switchyard/internal/route"
 )
 
 // Issue 13: a legacy completion reserved n × max_tokens whatever its
 // number of prompts, though each prompt gets its own answers.
 func TestEstimateTokens(t *testing.T) {
-	h := &Handler{opt: Options{OutputAllowance: 1000}}
 	tests := []struct {
 		name     string
 		endpoint provider.Endpoint
@@ -23,7 +20,7 @@ func TestEstimateTokens(t *testing.T) {
 		{"chat n", provider.EndpointChat, `{"max_tokens":100,"n":3}`, 300},
 		{"chat default allowance", provider.EndpointChat, `{}`, 1000},
 		{"completion string", provider.EndpointCompletion, `{"prompt":"a","max_tokens":100}`, 100},
-		{"completion default", provider.EndpointCompletion, `{"prompt":"a"}`, gateway.DefaultCompletionMaxTokens},
+		{"completion default", provider.EndpointCompletion, `{"prompt":"a"}`, DefaultCompletionMaxTokens},
 		{"completion token IDs", provider.EndpointCompletion, `{"prompt":[1,2,3],"max_tokens":100}`, 100},
 		{"completion prompts", provider.EndpointCompletion, `{"prompt":["a","b","c"],"max_tokens":100,"n":2}`, 600},
 		{"completion token prompts", provider.EndpointCompletion, `{"prompt":[[1],[2]],"max_tokens":100}`, 200},
@@ -32,8 +29,7 @@ func TestEstimateTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &gateway.Call{Endpoint: tt.endpoint, Body: []byte(tt.body)}
-			got := h.estimateTokens(c, route.Target{Model: &catalog.Model{}})
+			got := estimateTokens(tt.endpoint, []byte(tt.body), &catalog.Model{}, 1000)
 			if want := int64(len(tt.body)/4+1) + tt.wantOut; got != want {
 				t.Errorf("estimateTokens = %d, want %d", got, want)
 			}

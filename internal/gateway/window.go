@@ -1,4 +1,4 @@
-package api
+package gateway
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
-	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
 )
 
 // maxBytesPerToken is the longest token, in bytes, of the tokenizers we
@@ -17,31 +17,71 @@ import (
 // least ceil(b/128) tokens whatever the model (docs/decisions.md).
 const maxBytesPerToken = 128
 
+// ContextTooLong reports a request whose input certainly exceeds the
+// model's context window, found before any upstream call: OpenAI's 400
+// context_length_exceeded.
+type ContextTooLong struct {
+	Param  string // the field that holds the input: messages, prompt or input
+	Window int    // the model's window, tokens
+	Tokens int    // a lower bound of the input's tokens
+}
+
+func (e *ContextTooLong) Error() string {
+	return fmt.Sprintf("%s of at least %d tokens exceeds the context window of %d", e.Param, e.Tokens, e.Window)
+}
+
 // checkWindow refuses, before any upstream call, a request whose input
 // certainly exceeds the model's context window: its text is at least
 // ceil(bytes/maxBytesPerToken) tokens (token-ID prompts count exactly),
-// a lower bound, so no prompt that fits is refused. It answers OpenAI's
-// 400 context_length_exceeded.
-func checkWindow(c *gateway.Call, m *catalog.Model) *Error {
+// a lower bound, so no prompt that fits is refused.
+func checkWindow(endpoint provider.Endpoint, body []byte, m *catalog.Model) error {
 	if m.ContextWindow <= 0 {
 		return nil
 	}
 	var n int
 	var param string
-	switch c.Endpoint {
+	switch endpoint {
 	case provider.EndpointChat:
-		param, n = "messages", textTokens(gjson.GetBytes(c.Body, "messages"))
+		param, n = "messages", textTokens(gjson.GetBytes(body, "messages"))
 	case provider.EndpointCompletion:
-		param, n = "prompt", largestInput(gjson.GetBytes(c.Body, "prompt"))
+		param, n = "prompt", largestInput(gjson.GetBytes(body, "prompt"))
 	case provider.EndpointEmbedding:
-		param, n = "input", largestInput(gjson.GetBytes(c.Body, "input"))
+		param, n = "input", largestInput(gjson.GetBytes(body, "input"))
 	}
 	if n <= m.ContextWindow {
 		return nil
 	}
-	return badRequest(param, "context_length_exceeded", fmt.Sprintf(
-		"This model's maximum context length is %d tokens. However, your %s resulted in at least %d tokens. Please reduce the length of the %s.",
-		m.ContextWindow, param, n, param))
+	return &ContextTooLong{Param: param, Window: m.ContextWindow, Tokens: n}
+}
+
+// fitting returns m when the request may fit its window, else the first
+// of m's context-window fallbacks with a larger window that it may fit,
+// else the *ContextTooLong.
+func (g *Gateway) fitting(rt *route.Table, req *Request, m *catalog.Model, allow route.Allow) (*catalog.Model, error) {
+	err := checkWindow(req.Endpoint, req.Body, m)
+	if err == nil {
+		return m, nil
+	}
+	if fb := windowFallback(rt, req, m, m, allow); fb != nil {
+		return fb, nil
+	}
+	return nil, err
+}
+
+// windowFallback returns the first of requested's context-window
+// fallbacks with a window larger than tooSmall's that the request may
+// fit and may use, or nil.
+func windowFallback(rt *route.Table, req *Request, requested, tooSmall *catalog.Model, allow route.Allow) *catalog.Model {
+	for _, id := range requested.ContextWindowFallbacks {
+		fb, err := lookup(rt, req.Endpoint, id, allow)
+		if err != nil || fb.ContextWindow <= tooSmall.ContextWindow || checkWindow(req.Endpoint, req.Body, fb) != nil {
+			continue
+		}
+		if req.Check == nil || req.Check(fb) == nil {
+			return fb
+		}
+	}
+	return nil
 }
 
 // textTokens is a lower bound of the tokens of chat messages: their text

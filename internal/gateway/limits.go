@@ -1,7 +1,8 @@
-package api
+package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,13 +10,17 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/switchyard-gw/switchyard/internal/auth"
-	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/provider"
-	"github.com/switchyard-gw/switchyard/internal/route"
-	"github.com/switchyard-gw/switchyard/internal/server"
+	"github.com/switchyard-gw/switchyard/internal/usd"
 )
+
+// BudgetChecker refuses requests over a monthly spend limit
+// (limits.Budget) with a *limits.OverBudget.
+type BudgetChecker interface {
+	Check(ctx context.Context, now time.Time, accountID, keyID string, accountLimit, keyLimit usd.Amount) error
+}
 
 // RateLimiter takes requests and tokens per minute (limits.Rates).
 type RateLimiter interface {
@@ -24,33 +29,62 @@ type RateLimiter interface {
 	Refund(ctx context.Context, s limits.Subject, reserved int64) error
 }
 
+// Errors of the limits that are not the client's: the request is refused
+// because its limits cannot be checked (fail closed).
+var (
+	ErrBudgetUnavailable = errors.New("spend limits cannot be checked")
+	ErrRatesUnavailable  = errors.New("rate limits cannot be checked")
+)
+
+// RateLimited reports a request a rate limit refused.
+type RateLimited struct {
+	Refusal *limits.Refusal
+}
+
+func (e *RateLimited) Error() string {
+	return fmt.Sprintf("%s per minute limit of %s %s reached", e.Refusal.Kind, e.Refusal.Scope, e.Refusal.ID)
+}
+
+// checkBudget refuses a request over a monthly spend limit with the
+// *limits.OverBudget.
+func (g *Gateway) checkBudget(ctx context.Context, req *Request) error {
+	if g.opt.Budget == nil {
+		return nil
+	}
+	p := req.Principal
+	err := g.opt.Budget.Check(ctx, time.Now(), p.AccountID, p.KeyID, p.AccountLimits.MonthlyBudget, p.KeyLimits.MonthlyBudget)
+	var ob *limits.OverBudget
+	if err == nil || errors.As(err, &ob) {
+		return err
+	}
+	g.opt.Log.Error("budget check", "id", requestID(req), "err", err)
+	return fmt.Errorf("%w: %w", ErrBudgetUnavailable, err)
+}
+
 // reservation is what a request took from its rate limits.
 type reservation struct {
 	subject limits.Subject
 	tokens  int64
 }
 
-// reserve checks the request against its rate limits, sets the
-// x-ratelimit-* headers, and returns the 429 when a limit refuses it.
-func (h *Handler) reserve(w http.ResponseWriter, r *http.Request, c *gateway.Call, t route.Target) (*reservation, *Error) {
-	if h.opt.Rates == nil {
+// reserve checks the request against its rate limits and sets the
+// x-ratelimit-* headers; a limit that refuses it is a *RateLimited.
+func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, hdr http.Header) (*reservation, error) {
+	if g.opt.Rates == nil {
 		return nil, nil
 	}
-	p, _ := auth.FromContext(r.Context())
+	p := req.Principal
 	s := limits.Subject{AccountID: p.AccountID, KeyID: p.KeyID,
 		AccountRPM: p.AccountLimits.RPM, AccountTPM: p.AccountLimits.TPM, KeyRPM: p.KeyLimits.RPM, KeyTPM: p.KeyLimits.TPM}
 	if s.AccountRPM <= 0 && s.AccountTPM <= 0 && s.KeyRPM <= 0 && s.KeyTPM <= 0 {
 		return nil, nil
 	}
-	tokens := h.estimateTokens(c, t)
-	out, err := h.opt.Rates.Reserve(r.Context(), s, tokens)
+	tokens := estimateTokens(req.Endpoint, req.Body, m, g.opt.OutputAllowance)
+	out, err := g.opt.Rates.Reserve(ctx, s, tokens)
 	if err != nil {
-		h.opt.Log.Error("rate limiter", "id", server.RecordFrom(r.Context()).ID, "err", err)
-		e := serverError(http.StatusServiceUnavailable, "Rate limits cannot be checked just now. Please retry.")
-		e.RetryAfter = 1
-		return nil, e
+		g.opt.Log.Error("rate limiter", "id", requestID(req), "err", err)
+		return nil, fmt.Errorf("%w: %w", ErrRatesUnavailable, err)
 	}
-	hdr := w.Header()
 	if out.Refused != nil {
 		if out.Refused.Kind == "requests" {
 			out.Requests, out.HasRequests = out.Refused.Decision, true
@@ -60,30 +94,28 @@ func (h *Handler) reserve(w http.ResponseWriter, r *http.Request, c *gateway.Cal
 	}
 	setRateHeaders(hdr, out)
 	if out.Refused != nil {
-		return nil, rateLimited(hdr, out.Refused)
+		return nil, &RateLimited{Refusal: out.Refused}
 	}
 	return &reservation{subject: s, tokens: tokens}, nil
 }
 
 // settle corrects the token reservation to what the request used.
-func (h *Handler) settle(r *http.Request, res *reservation, used int64) {
+func (g *Gateway) settle(ctx context.Context, req *Request, res *reservation, used int64) {
 	if res == nil || (res.subject.KeyTPM <= 0 && res.subject.AccountTPM <= 0) {
 		return
 	}
-	ctx := context.WithoutCancel(r.Context())
-	if err := h.opt.Rates.Settle(ctx, res.subject, res.tokens, used); err != nil {
-		h.opt.Log.Warn("rate limiter settle", "id", server.RecordFrom(r.Context()).ID, "err", err)
+	if err := g.opt.Rates.Settle(context.WithoutCancel(ctx), res.subject, res.tokens, used); err != nil {
+		g.opt.Log.Warn("rate limiter settle", "id", requestID(req), "err", err)
 	}
 }
 
 // refund gives back all a request reserved: the request and its tokens.
-func (h *Handler) refund(r *http.Request, res *reservation) {
+func (g *Gateway) refund(ctx context.Context, req *Request, res *reservation) {
 	if res == nil {
 		return
 	}
-	ctx := context.WithoutCancel(r.Context())
-	if err := h.opt.Rates.Refund(ctx, res.subject, res.tokens); err != nil {
-		h.opt.Log.Warn("rate limiter refund", "id", server.RecordFrom(r.Context()).ID, "err", err)
+	if err := g.opt.Rates.Refund(context.WithoutCancel(ctx), res.subject, res.tokens); err != nil {
+		g.opt.Log.Warn("rate limiter refund", "id", requestID(req), "err", err)
 	}
 }
 
@@ -92,28 +124,28 @@ func (h *Handler) refund(r *http.Request, res *reservation) {
 // allowance (max_tokens, or the model's default allowance) for each answer
 // asked for: n of them, of each prompt of a legacy completion (best_of of
 // them when more, as the upstream generates and bills them).
-func (h *Handler) estimateTokens(c *gateway.Call, t route.Target) int64 {
-	prompt := int64(len(c.Body)/4 + 1)
-	if c.Endpoint == provider.EndpointEmbedding {
+func estimateTokens(e provider.Endpoint, body []byte, m *catalog.Model, allowance int64) int64 {
+	prompt := int64(len(body)/4 + 1)
+	if e == provider.EndpointEmbedding {
 		return prompt
 	}
-	out := gjson.GetBytes(c.Body, "max_completion_tokens").Int()
+	out := gjson.GetBytes(body, "max_completion_tokens").Int()
 	if out <= 0 {
-		out = gjson.GetBytes(c.Body, "max_tokens").Int()
+		out = gjson.GetBytes(body, "max_tokens").Int()
 	}
 	switch {
 	case out > 0:
-	case c.Endpoint == provider.EndpointCompletion:
-		out = gateway.DefaultCompletionMaxTokens
+	case e == provider.EndpointCompletion:
+		out = DefaultCompletionMaxTokens
 	default:
-		out = h.opt.OutputAllowance
-		if m := int64(t.Model.MaxOutputTokens); m > 0 && m < out {
-			out = m
+		out = allowance
+		if mo := int64(m.MaxOutputTokens); mo > 0 && mo < out {
+			out = mo
 		}
 	}
-	n := max(gjson.GetBytes(c.Body, "n").Int(), 1)
-	if c.Endpoint == provider.EndpointCompletion {
-		n = max(n, gjson.GetBytes(c.Body, "best_of").Int()) * promptCount(gjson.GetBytes(c.Body, "prompt"))
+	n := max(gjson.GetBytes(body, "n").Int(), 1)
+	if e == provider.EndpointCompletion {
+		n = max(n, gjson.GetBytes(body, "best_of").Int()) * promptCount(gjson.GetBytes(body, "prompt"))
 	}
 	return prompt + n*out
 }
@@ -170,30 +202,4 @@ func resetString(d time.Duration) string {
 		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10) + "ms"
 	}
 	return d.Round(time.Millisecond).String()
-}
-
-// rateLimited is the 429 of a refused request: rate_limit_error, no code,
-// with Retry-After in whole seconds and retry-after-ms.
-func rateLimited(h http.Header, rf *limits.Refusal) *Error {
-	unit := "requests per minute"
-	if rf.Kind == "tokens" {
-		unit = "tokens per minute"
-	}
-	used := rf.Limit - rf.Remaining
-	e := &Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error", NoCode: true}
-	if rf.TooLarge {
-		e.Message = fmt.Sprintf("Request too large for %s on %s %s: limit %d, requested %d. "+
-			"Reduce the prompt or max_tokens; retrying will not help.", unit, rf.Scope, rf.ID, rf.Limit, rf.Cost)
-		return e
-	}
-	secs := retrySeconds(rf.RetryAfter)
-	e.RetryAfter = secs
-	h.Set("retry-after-ms", strconv.FormatInt(int64((rf.RetryAfter+time.Millisecond-1)/time.Millisecond), 10))
-	extra := ""
-	if rf.Kind == "tokens" {
-		extra = fmt.Sprintf(", requested %d", rf.Cost)
-	}
-	e.Message = fmt.Sprintf("Rate limit reached for %s on %s %s: limit %d, used %d%s. Try again in %ds.",
-		unit, rf.Scope, rf.ID, rf.Limit, used, extra, secs)
-	return e
 }

@@ -4,14 +4,61 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/sse"
 )
 
-// writeStream relays a stream to the client chunk by chunk, flushing each.
+// answer writes a model request's answer in OpenAI's shapes: the
+// gateway.Writer of the /v1 endpoints.
+type answer struct {
+	h *Handler
+	w http.ResponseWriter
+	r *http.Request
+	// embeddings reports an embeddings answer, whose vectors are encoded
+	// as the client asked: base64 or float arrays.
+	embeddings, base64 bool
+}
+
+var _ gateway.Writer = (*answer)(nil)
+
+func (a *answer) Header() http.Header { return a.w.Header() }
+
+// Error writes err's client form, after recording it.
+func (a *answer) Error(err error, end func(gateway.Outcome)) {
+	e := errorFor(a.r, a.w.Header(), err)
+	end(gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: e.Status == statusClientClosed || shuttingDown(a.r)})
+	if e.Status == statusClientClosed {
+		a.w.WriteHeader(statusClientClosed)
+		return
+	}
+	WriteError(a.w, e)
+}
+
+// Response writes a complete answer, recorded first.
+func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
+	if a.embeddings {
+		b, err := encodeEmbeddings(resp.Body, a.base64)
+		if err != nil {
+			a.h.opt.Log.Warn("upstream answer unusable", "id", server.RecordFrom(a.r.Context()).ID, "err", err)
+			a.Error(err, end)
+			return
+		}
+		resp.Body = b
+	}
+	end(gateway.Outcome{Status: http.StatusOK})
+	w := a.w
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(resp.Body)
+}
+
+// Stream relays a stream to the client chunk by chunk, flushing each.
 // A failure before the first byte is an ordinary JSON error with a status;
 // after it, a final data: {"error":…} event and no [DONE].
 //
@@ -19,18 +66,15 @@ import (
 // [DONE], before the error event, or when the client has gone (partial
 // usage, flagged cancelled). A stream the gateway's shutdown cut sends its
 // error event first and is recorded right after, as partial usage.
-func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provider.Stream, err error, u *tally) {
-	if err != nil {
-		h.writeCallError(w, r, err, u)
-		return
-	}
+func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
+	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
 	rc := http.NewResponseController(w)
 	for {
 		chunk, err := st.Next()
 		if errors.Is(err, io.EOF) {
-			u.finish(http.StatusOK, st.Usage(), "", false)
+			end(gateway.Outcome{Status: http.StatusOK})
 			if !sw.Started() {
 				w.WriteHeader(http.StatusOK)
 			}
@@ -40,37 +84,37 @@ func (h *Handler) writeStream(w http.ResponseWriter, r *http.Request, st provide
 		if err != nil {
 			if !sw.Started() {
 				resetStreamHeaders(w)
-				h.writeCallError(w, r, err, u)
+				a.Error(err, end)
 				return
 			}
-			h.opt.Log.Warn("stream failed after it started", "id", server.RecordFrom(r.Context()).ID, "err", err)
-			e, cut := requestError(r, err), r.Context().Err() != nil
+			a.h.opt.Log.Warn("stream failed after it started", "id", server.RecordFrom(r.Context()).ID, "err", err)
+			e, cut := errorFor(r, w.Header(), err), r.Context().Err() != nil
 			gone := cut && !shuttingDown(r)
 			if gone {
 				e.Status, e.Type = statusClientClosed, ""
 			}
+			out := gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: cut}
 			if cut && !gone {
 				// Shutdown: the connection closes soon, and counting the
 				// partial usage may take a while (the tokenizer's first
 				// load), so the client's event goes first; the stream's
 				// progress line covers a crash in between.
 				sw.Data(e.Body()[:len(e.Body())-1]) // without the newline
-				u.finish(e.Status, st.Usage(), e.Type, cut)
+				end(out)
 				return
 			}
-			u.finish(e.Status, st.Usage(), e.Type, cut)
+			end(out)
 			if !gone {
 				sw.Data(e.Body()[:len(e.Body())-1])
 			}
 			return
 		}
-		u.chunk()
 		// A client that stops reading must not hold the stream (and the
 		// upstream call) forever.
 		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 		if err := sw.Data(chunk); err != nil {
 			// The client went away; closing the stream cancels upstream.
-			u.finish(statusClientClosed, st.Usage(), "", true)
+			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 			return
 		}
 	}

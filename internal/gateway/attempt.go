@@ -1,0 +1,264 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+)
+
+// run answers the request with the first model that can: first, then the
+// fallbacks its failures allow. It writes the one answer to w.
+func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
+	if x.req.Check != nil {
+		if err := x.req.Check(first); err != nil {
+			w.Error(err, x.end)
+			return
+		}
+	}
+	fallbacks := x.requested.Fallbacks
+	m := first
+	for {
+		err := x.tryModel(ctx, w, m)
+		if err == nil {
+			return
+		}
+		var next *catalog.Model
+		if v := classify(ctx, err); v.fallback {
+			next, fallbacks = x.fallback(m, err, fallbacks)
+		}
+		if next == nil {
+			x.fail(w, err)
+			return
+		}
+		m = next
+	}
+}
+
+// fallback returns the model to try after m failed with err, and the
+// fallbacks left after it: for a prompt too long for m the first of the
+// requested model's context-window fallbacks with a larger window, else
+// the next of its fallbacks the caller may use. It returns nil when none
+// is left.
+func (x *exchange) fallback(m *catalog.Model, err error, left []string) (*catalog.Model, []string) {
+	if contextTooLong(err) {
+		return windowFallback(x.rt, x.req, x.requested, m, x.allow), nil
+	}
+	for i, id := range left {
+		fb, err := lookup(x.rt, x.req.Endpoint, id, x.allow)
+		if err != nil || fb == m || checkWindow(x.req.Endpoint, x.req.Body, fb) != nil {
+			continue
+		}
+		if x.req.Check == nil || x.req.Check(fb) == nil {
+			return fb, left[i+1:]
+		}
+	}
+	return nil, nil
+}
+
+// fail answers the request with err, the last failure.
+func (x *exchange) fail(w Writer, err error) {
+	x.refund = gatewayFault(err)
+	if x.rec.Attempts > 0 {
+		x.headers(w.Header())
+	}
+	w.Error(err, func(o Outcome) {
+		if o.Status >= 500 || o.Status == statusClientClosed {
+			attrs := append([]any{"id", requestID(x.req), "err", err}, upstreamAttrs(err)...)
+			x.g.opt.Log.Warn("upstream call failed", attrs...)
+		}
+		x.finish(o, provider.Usage{})
+	})
+}
+
+// statusClientClosed is the status of a request whose client went away
+// (nginx's 499).
+const statusClientClosed = 499
+
+// tryModel tries m's deployments in the health order, with up to
+// Routing.Retries retries, and answers the request through w when one
+// answers. It returns the last failure, or a *NoDeployment when every
+// deployment is cooling down.
+func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) error {
+	h, r := x.g.health, &x.g.opt.Routing
+	order, until, byRateLimit := h.Order(x.rt.Deployments(m), m.Strategy)
+	if len(order) == 0 {
+		return &NoDeployment{Model: m.ID, RetryAfter: time.Until(until), RateLimited: byRateLimit}
+	}
+	h.Attempt(m.ID)
+	var last error
+	var lastDep string
+	var v verdict
+	for i := 0; ; i++ {
+		d := order[i%len(order)]
+		if i > 0 {
+			same := d.Key == lastDep
+			switch {
+			case i > r.Retries, same && !v.sameAgain,
+				same && v.retryAfter > r.MaxRetryAfter, !h.TryRetry(m.ID):
+				return last
+			}
+			wait := x.g.backoff(i)
+			if same {
+				wait = max(wait, v.retryAfter)
+			}
+			if err := x.g.wait(ctx, wait); err != nil {
+				// The client went away (or the gateway is shutting down).
+				return &provider.Error{Provider: d.Provider.Name(), Kind: provider.KindCanceled, Err: err}
+			}
+		}
+		err := x.attempt(ctx, w, target{model: m, dep: d})
+		if err == nil {
+			return nil
+		}
+		v = classify(ctx, err)
+		if v.count {
+			h.Failure(d.Key, v.class, v.retryAfter)
+		}
+		if !v.retry {
+			return err
+		}
+		last, lastDep = err, d.Key
+	}
+}
+
+// backoff is the wait before retry n (from 1): full jitter over an
+// exponentially growing cap.
+func (g *Gateway) backoff(n int) time.Duration {
+	r := &g.opt.Routing
+	d := r.BackoffMax
+	if n-1 < 32 {
+		d = min(r.BackoffBase<<(n-1), r.BackoffMax)
+	}
+	return time.Duration(rand.Int64N(int64(d) + 1))
+}
+
+// attempt makes one call to t and, when it answers (for a stream: when
+// its first chunk arrives), writes the answer through w and returns nil.
+// A stream that fails after its first chunk is the writer's to end.
+func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
+	h := x.g.health
+	x.rec.Attempts++
+	x.model, x.rec.Model = t.model, t.model.ID
+	x.rec.Provider, x.rec.UpstreamModel, x.rec.Deployment = t.dep.Provider.Name(), t.dep.UpstreamID, t.dep.Key
+	x.access.Deployment, x.access.Attempts = t.dep.Key, x.rec.Attempts
+	done := h.Begin(t.dep.Key)
+	actx, tm := withTimeouts(ctx, t.dep.Deployment)
+	start := time.Now()
+	resp, st, err := x.g.call(actx, t, x.req)
+	var first []byte
+	eof := false
+	if err == nil && st != nil {
+		// The first chunk decides: a failure before it can be retried.
+		if first, err = st.Next(); errors.Is(err, io.EOF) {
+			first, err, eof = nil, nil, true
+		} else if err != nil {
+			st.Close()
+		}
+	}
+	if err != nil {
+		tm.end()
+		done()
+		return tm.classified(ctx, t.dep.Provider.Name(), err)
+	}
+	tm.firstByte()
+	h.Success(t.dep.Key, time.Since(start))
+	x.headers(w.Header())
+	if st == nil {
+		tm.end()
+		done()
+		x.resp = resp
+		w.Response(resp, x.end)
+		return nil
+	}
+	s := &relay{Stream: st, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof}
+	x.stream = st
+	w.Stream(s, x.end)
+	return nil
+}
+
+// headers tells the client which model and deployment answered (or
+// failed last), after how many attempts, and announces the retirement of
+// that model when it is not the one the Deprecation headers name yet.
+func (x *exchange) headers(h http.Header) {
+	vals := []string{x.model.ID, x.rec.Provider, strconv.Itoa(x.rec.Attempts)} // one allocation
+	h["X-Switchyard-Model"], h["X-Switchyard-Deployment"], h["X-Switchyard-Attempts"] = vals[0:1:1], vals[1:2:2], vals[2:3:3]
+	if x.model != x.requested {
+		noticeHeaders(h, x.model, x.g.opt.Now())
+	}
+}
+
+// relay is an attempt's stream as the writer relays it: the first chunk
+// the attempt read, then the upstream's; each chunk is noted before it
+// goes out, and closing it ends the attempt.
+type relay struct {
+	provider.Stream
+	x    *exchange
+	t    target
+	ctx  context.Context
+	tm   *timeouts
+	done func()
+	// first is the chunk the attempt read, when peeked.
+	first  []byte
+	peeked bool
+	eof    bool
+	ended  bool
+}
+
+func (s *relay) Next() ([]byte, error) {
+	if s.peeked {
+		s.peeked = false
+		s.x.chunk()
+		return s.first, nil
+	}
+	if s.eof {
+		return nil, io.EOF
+	}
+	chunk, err := s.Stream.Next()
+	switch {
+	case errors.Is(err, io.EOF):
+		s.eof = true
+		return nil, err
+	case err != nil:
+		err = s.tm.classified(s.ctx, s.t.dep.Provider.Name(), err)
+		if v := classify(s.ctx, err); v.count {
+			s.x.g.health.Failure(s.t.dep.Key, v.class, 0)
+		}
+		return nil, err
+	}
+	s.x.chunk()
+	return chunk, nil
+}
+
+func (s *relay) Close() error {
+	if s.ended {
+		return nil
+	}
+	s.ended = true
+	err := s.Stream.Close()
+	s.tm.end()
+	s.done()
+	return err
+}
+
+// NoDeployment reports a model none of whose deployments can be tried
+// now: all are cooling down after failures, or after upstream rate
+// limiting, for RetryAfter at least.
+type NoDeployment struct {
+	Model       string
+	RetryAfter  time.Duration
+	RateLimited bool
+}
+
+func (e *NoDeployment) Error() string {
+	if e.RateLimited {
+		return "every deployment of " + e.Model + " is rate-limited upstream"
+	}
+	return "every deployment of " + e.Model + " is cooling down"
+}

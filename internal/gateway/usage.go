@@ -1,0 +1,196 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/meter"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
+	"github.com/switchyard-gw/switchyard/internal/server"
+)
+
+// Recorder takes usage records; neither method may block (meter.Meter).
+type Recorder interface {
+	// Record takes a request's record, once, when it ends.
+	Record(r *meter.Record)
+	// Progress journals the record a stream still under way would have
+	// if it ended now, for a crash to leave behind; r is not kept.
+	Progress(r *meter.Record)
+}
+
+// exchange is one request that reached a model: its routing state and
+// the usage record it builds. With metering off the record only keeps
+// the usage for the rate limits.
+type exchange struct {
+	g     *Gateway
+	req   *Request
+	rt    *route.Table
+	allow route.Allow
+	// requested is the model asked for (after a context-window fallback
+	// chosen before any call, that one); model is the one whose prices
+	// apply: the one that answered, or was tried last.
+	requested *catalog.Model
+	model     *catalog.Model
+	rec       meter.Record
+	done      bool
+	// access is the request's access log record, given the record's
+	// status, deployment and attempts so that both say the same.
+	access *server.Record
+
+	// A stream's progress: chunks sent, the prompt's size guessed from
+	// the body (counting it would be too slow here), and when it was last
+	// journaled.
+	chunks     int64
+	prompt     int64
+	progressAt time.Time
+
+	// resp or stream is the answer written, whose usage is recorded;
+	// end is record, bound once.
+	resp   *provider.Response
+	stream provider.Stream
+	end    func(Outcome)
+
+	// refund is set when the request failed by the gateway's own fault:
+	// its rate-limit reservation is given back whole.
+	refund bool
+}
+
+// progressInterval is how often a running stream journals its progress.
+const progressInterval = 5 * time.Second
+
+func (g *Gateway) newExchange(req *Request, rt *route.Table, m *catalog.Model, allow route.Allow) *exchange {
+	p := req.Principal
+	access := req.Access
+	if access == nil {
+		access = &server.Record{}
+	}
+	start := access.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	d := rt.Deployments(m)[0] // until an attempt says otherwise
+	x := &exchange{g: g, req: req, rt: rt, allow: allow, requested: m, model: m, access: access,
+		prompt: int64(len(req.Body)/4 + 1), rec: meter.Record{
+			ID: recordID(start), RequestID: access.ID, Time: start,
+			AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: req.Endpoint.String(),
+			Model: m.ID, RequestedModel: req.Model, Provider: d.Provider.Name(), UpstreamModel: d.UpstreamID,
+			PriceVersion: rt.PriceVersion(), Streamed: req.Stream,
+		}}
+	x.end = x.record
+	return x
+}
+
+// requestID is the request's ID for logs and upstreams.
+func requestID(req *Request) string {
+	if req.Access == nil {
+		return ""
+	}
+	return req.Access.ID
+}
+
+// recordID returns a unique record ID that sorts by time: the arrival in
+// nanoseconds (base 32, 13 digits until the year 2083) and 10 random
+// characters. Time order makes the ledger's inserts appends to its
+// primary key index rather than random insertions.
+func recordID(t time.Time) string {
+	var b [4 + 13 + 10]byte
+	copy(b[:], "usg_")
+	ts := strconv.AppendUint(b[4:4], uint64(t.UnixNano()), 32)
+	n := 4 + len(ts)
+	n += copy(b[n:], strings.ToLower(rand.Text()[:10]))
+	return string(b[:n])
+}
+
+// chunk notes a streamed chunk about to be sent. The first one sets the
+// time to first chunk; it and then one every progressInterval journal the
+// stream's progress before the chunk goes out, so that a stream a client
+// has seen is recorded even if the process dies under it.
+func (x *exchange) chunk() {
+	x.chunks++
+	first := x.rec.TTFT == 0
+	if first {
+		x.rec.TTFT = max(time.Since(x.rec.Time), time.Nanosecond)
+	}
+	if x.g.opt.Meter == nil || !first && time.Since(x.progressAt) < progressInterval {
+		return
+	}
+	x.progressAt = time.Now()
+	// The record of a stream cut here: status 200 sent, not complete,
+	// a chunk counted as a token, the prompt guessed.
+	p := x.rec
+	x.fill(&p, Outcome{Status: http.StatusOK, Cancelled: true},
+		provider.Usage{PromptTokens: int(x.prompt), CompletionTokens: int(x.chunks), Estimated: true})
+	x.g.opt.Meter.Progress(&p)
+}
+
+// record is the end function of the exchange's Writer calls: it records
+// the request with what the client was told and the usage of the answer
+// that was written (none for an error).
+func (x *exchange) record(o Outcome) {
+	var us provider.Usage
+	switch {
+	case x.stream != nil:
+		us = x.stream.Usage()
+	case x.resp != nil:
+		us = x.resp.Usage
+	}
+	x.finish(o, us)
+}
+
+// finish completes the record and hands it to the meter, once.
+func (x *exchange) finish(o Outcome, us provider.Usage) {
+	if x.done {
+		return
+	}
+	x.done = true
+	x.access.Status = o.Status
+	x.fill(&x.rec, o, us)
+	if x.g.opt.Meter != nil {
+		x.g.opt.Meter.Record(&x.rec)
+	}
+}
+
+// fill completes r with its outcome, usage, prices and cost.
+func (x *exchange) fill(r *meter.Record, o Outcome, us provider.Usage) {
+	r.Status, r.ErrorType, r.Cancelled = o.Status, o.ErrType, o.Cancelled
+	r.PromptTokens, r.CompletionTokens = int64(us.PromptTokens), int64(us.CompletionTokens)
+	r.TotalTokens, r.CachedTokens, r.Estimated = int64(us.TotalTokens), int64(us.CachedTokens), us.Estimated
+	if r.TotalTokens == 0 {
+		r.TotalTokens = r.PromptTokens + r.CompletionTokens
+	}
+	// The prompt's size picks the prices: some models charge a whole
+	// request with a long prompt more.
+	prices := x.model.PricesFor(r.PromptTokens)
+	r.InputPrice, r.CachedPrice, r.OutputPrice = int64(prices.Input), int64(prices.Cached), int64(prices.Output)
+	r.Cost = r.Price()
+	r.Latency = time.Since(r.Time)
+}
+
+// abandon records a request whose handler ended without finishing its
+// record (a panic): the client got a 500 or a cut connection.
+func (x *exchange) abandon() {
+	x.finish(Outcome{Status: http.StatusInternalServerError, ErrType: "server_error"}, provider.Usage{})
+}
+
+// noticeHeaders announces the retirement of the model that answers
+// (RFC 9745 Deprecation, RFC 8594 Sunset).
+func noticeHeaders(h http.Header, m *catalog.Model, now time.Time) {
+	if !m.UnderNotice(now) {
+		h.Del("Deprecation")
+		h.Del("Sunset")
+		return
+	}
+	if m.DeprecatedOn.IsZero() {
+		h.Set("Deprecation", "true")
+	} else {
+		h.Set("Deprecation", "@"+strconv.FormatInt(m.DeprecatedOn.Unix(), 10))
+	}
+	if !m.SunsetOn.IsZero() {
+		h.Set("Sunset", m.SunsetOn.UTC().Format(http.TimeFormat))
+	}
+}

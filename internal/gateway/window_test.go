@@ -1,0 +1,78 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+)
+
+// Issue 13: a prompt larger than the model's context window went to the
+// upstream (and, cut, to the tokenizer). It is refused with OpenAI's 400
+// when its lower bound of tokens exceeds the window (the message is api's).
+func TestCheckWindow(t *testing.T) {
+	const window = 100
+	text := func(n int) string { return strings.Repeat("x", n) }
+	chat := func(contents ...any) string {
+		var msgs []map[string]any
+		for _, c := range contents {
+			msgs = append(msgs, map[string]any{"role": "user", "content": c})
+		}
+		b, _ := json.Marshal(map[string]any{"model": "m", "messages": msgs})
+		return string(b)
+	}
+	ids := func(n int) []int { return make([]int, n) }
+	input := func(key string, v any) string {
+		b, _ := json.Marshal(map[string]any{"model": "m", key: v})
+		return string(b)
+	}
+	fits := window * maxBytesPerToken
+	tests := []struct {
+		name      string
+		endpoint  provider.Endpoint
+		body      string
+		wantParam string // "" when the request fits
+		wantN     int
+	}{
+		{"chat fits", provider.EndpointChat, chat(text(fits)), "", 0},
+		{"chat over", provider.EndpointChat, chat(text(fits + 1)), "messages", 101},
+		{"chat over across messages", provider.EndpointChat, chat(text(fits), "y"), "messages", 101},
+		{"chat text parts", provider.EndpointChat, chat([]map[string]string{{"type": "text", "text": text(fits + 1)}}), "messages", 101},
+		{"chat image url is no text", provider.EndpointChat,
+			chat([]map[string]any{{"type": "image_url", "image_url": map[string]string{"url": "data:image/png;base64," + text(2*fits)}}}), "", 0},
+		{"prompt fits", provider.EndpointCompletion, input("prompt", text(fits)), "", 0},
+		{"prompt over", provider.EndpointCompletion, input("prompt", text(fits+1)), "prompt", 101},
+		{"prompts each fit", provider.EndpointCompletion, input("prompt", []string{text(fits), text(fits)}), "", 0},
+		{"one prompt over", provider.EndpointCompletion, input("prompt", []string{"a", text(fits + 1)}), "prompt", 101},
+		{"token prompt fits", provider.EndpointCompletion, input("prompt", ids(window)), "", 0},
+		{"token prompt over", provider.EndpointCompletion, input("prompt", ids(window+1)), "prompt", 101},
+		{"token prompts over", provider.EndpointCompletion, input("prompt", [][]int{ids(1), ids(window + 5)}), "prompt", 105},
+		{"embedding input over", provider.EndpointEmbedding, input("input", []string{text(fits + 1)}), "input", 101},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkWindow(tt.endpoint, []byte(tt.body), &catalog.Model{ID: "m", ContextWindow: window})
+			if tt.wantParam == "" {
+				if err != nil {
+					t.Fatalf("refused a request that fits: %v", err)
+				}
+				return
+			}
+			var got *ContextTooLong
+			if !errors.As(err, &got) {
+				t.Fatalf("accepted a request over the window: %v", err)
+			}
+			if diff := cmp.Diff(&ContextTooLong{Param: tt.wantParam, Window: window, Tokens: tt.wantN}, got); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if err := checkWindow(provider.EndpointChat, []byte(chat(text(10*fits))), &catalog.Model{ID: "m"}); err != nil {
+		t.Errorf("a model with no known window refused: %v", err)
+	}
+}
