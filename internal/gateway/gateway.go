@@ -69,7 +69,7 @@ func (r *Routing) defaults() {
 	case r.Retries == 0:
 		r.Retries = 2
 	case r.Retries < 0:
-		r.Retries = 2
+		r.Retries = 0
 	}
 	if r.BackoffBase <= 0 {
 		r.BackoffBase = 100 * time.Millisecond
