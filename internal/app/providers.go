@@ -56,16 +56,20 @@ func buildProviders(cfg *config.Config) ([]provider.Provider, []catalog.Entry) {
 		switch p.Type {
 		case config.TypeMock:
 			hasMock = true
-			out = append(out, mock.New(p.Name))
+			out = append(out, mock.NewWithTimeouts(p.Name, provider.Timeouts{Connect: p.ConnectTimeout,
+				FirstByte: p.FirstByteTimeout, Idle: p.StreamIdleTimeout, Total: p.Timeout}))
 			entries = append(entries, mockEntries(p.Name)...)
 		case config.TypeAnthropic:
-			out = append(out, anthropic.New(anthropic.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout}))
+			out = append(out, anthropic.New(anthropic.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey,
+				Timeout: p.Timeout, FirstByteTimeout: p.FirstByteTimeout, ConnectTimeout: p.ConnectTimeout, StreamIdleTimeout: p.StreamIdleTimeout}))
 		case config.TypeGemini:
-			out = append(out, gemini.New(gemini.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout}))
+			out = append(out, gemini.New(gemini.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey,
+				Timeout: p.Timeout, FirstByteTimeout: p.FirstByteTimeout, ConnectTimeout: p.ConnectTimeout, StreamIdleTimeout: p.StreamIdleTimeout}))
 		default:
 			out = append(out, openai.New(openai.Options{
 				Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, APIKey: p.APIKey, Headers: p.Headers,
-				Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout, TranslateFunctions: p.Functions == "translate",
+				Timeout: p.Timeout, FirstByteTimeout: p.FirstByteTimeout, ConnectTimeout: p.ConnectTimeout,
+				StreamIdleTimeout: p.StreamIdleTimeout, TranslateFunctions: p.Functions == "translate",
 			}))
 			for _, id := range p.Models {
 				entries = addDeployment(entries, catalog.Entry{ID: id, Mode: catalog.ModeChat, Functions: true},

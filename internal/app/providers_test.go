@@ -47,7 +47,7 @@ func TestRoutesConfiguredPrices(t *testing.T) {
 func TestRoutesConfigDeployments(t *testing.T) {
 	cfg := config.Default()
 	cfg.Providers = []config.Provider{
-		{Name: "east", Type: config.TypeOpenAICompatible, BaseURL: "http://127.0.0.1:9/v1"},
+		{Name: "east", Type: config.TypeOpenAICompatible, BaseURL: "http://127.0.0.1:9/v1", FirstByteTimeout: 30 * time.Second, Timeout: 10 * time.Minute},
 		{Name: "west", Type: config.TypeOpenAICompatible, BaseURL: "http://127.0.0.1:9/v1"},
 	}
 	cfg.Models.Add = []config.ModelEntry{{
@@ -77,7 +77,8 @@ func TestRoutesConfigDeployments(t *testing.T) {
 		got = append(got, d.Deployment)
 	}
 	want := []catalog.Deployment{
-		{Provider: "east", UpstreamID: "gpt-4o-mini", Weight: 3},
+		// The provider's timeouts, as config.Load fills them.
+		{Provider: "east", UpstreamID: "gpt-4o-mini", Weight: 3, FirstByteTimeout: 30 * time.Second, Timeout: 10 * time.Minute},
 		{Provider: "west", UpstreamID: "gpt-4o-mini-2024-07-18", Weight: 1, Priority: 1, FirstByteTimeout: 5 * time.Second, Timeout: time.Minute},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

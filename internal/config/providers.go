@@ -64,10 +64,10 @@ type Provider struct {
 	// ConnectTimeout bounds opening a connection to the upstream (the
 	// TCP dial). Default 10s.
 	ConnectTimeout time.Duration `yaml:"connect_timeout"`
-	// FirstByteTimeout bounds the wait for the upstream's answer to
-	// begin: the response headers of a call, and of a stream. Past it the
-	// attempt fails and may be retried elsewhere. At most Timeout.
-	// Default: Timeout.
+	// FirstByteTimeout bounds the wait for a stream to begin; past it
+	// the attempt fails and may be retried on another deployment. A call
+	// that is not streamed gets its answer at once and is bounded by
+	// Timeout alone. At most Timeout. Default: Timeout.
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"`
 	// Timeout bounds one whole upstream call, a stream included.
 	// Default 10m.
