@@ -1,7 +1,10 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
@@ -37,6 +40,9 @@ func Routes(cfg *config.Config, now func() time.Time) (*route.Table, error) {
 	if cat, err = cat.With(added); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	if err := checkFallbacks(cat, cfg.Models.Add); err != nil {
+		return nil, err
+	}
 	return route.New(cat, providers, now), nil
 }
 
@@ -50,16 +56,20 @@ func buildProviders(cfg *config.Config) ([]provider.Provider, []catalog.Entry) {
 		switch p.Type {
 		case config.TypeMock:
 			hasMock = true
-			out = append(out, mock.New(p.Name))
+			out = append(out, mock.NewWithTimeouts(p.Name, provider.Timeouts{Connect: p.ConnectTimeout,
+				FirstByte: p.FirstByteTimeout, Idle: p.StreamIdleTimeout, Total: p.Timeout}))
 			entries = append(entries, mockEntries(p.Name)...)
 		case config.TypeAnthropic:
-			out = append(out, anthropic.New(anthropic.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout}))
+			out = append(out, anthropic.New(anthropic.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey,
+				Timeout: p.Timeout, FirstByteTimeout: p.FirstByteTimeout, ConnectTimeout: p.ConnectTimeout, StreamIdleTimeout: p.StreamIdleTimeout}))
 		case config.TypeGemini:
-			out = append(out, gemini.New(gemini.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout}))
+			out = append(out, gemini.New(gemini.Options{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey,
+				Timeout: p.Timeout, FirstByteTimeout: p.FirstByteTimeout, ConnectTimeout: p.ConnectTimeout, StreamIdleTimeout: p.StreamIdleTimeout}))
 		default:
 			out = append(out, openai.New(openai.Options{
 				Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, APIKey: p.APIKey, Headers: p.Headers,
-				Timeout: p.Timeout, StreamIdleTimeout: p.StreamIdleTimeout, TranslateFunctions: p.Functions == "translate",
+				Timeout: p.Timeout, FirstByteTimeout: p.FirstByteTimeout, ConnectTimeout: p.ConnectTimeout,
+				StreamIdleTimeout: p.StreamIdleTimeout, TranslateFunctions: p.Functions == "translate",
 			}))
 			for _, id := range p.Models {
 				entries = addDeployment(entries, catalog.Entry{ID: id, Mode: catalog.ModeChat, Functions: true},
@@ -121,7 +131,70 @@ func entry(m config.ModelEntry) (catalog.Entry, error) {
 		}
 	}
 	for _, d := range m.Deployments {
-		e.Deployments = append(e.Deployments, catalog.Deployment{Provider: d.Provider, UpstreamID: d.UpstreamID})
+		e.Deployments = append(e.Deployments, catalog.Deployment{Provider: d.Provider, UpstreamID: d.UpstreamID,
+			Weight: d.Weight, Priority: d.Priority, FirstByteTimeout: d.FirstByteTimeout, Timeout: d.Timeout})
 	}
+	e.Strategy = catalog.Strategy(m.Strategy)
+	e.Fallbacks = slices.Clone(m.Fallbacks)
+	e.ContextWindowFallbacks = slices.Clone(m.ContextWindowFallbacks)
 	return e, nil
+}
+
+// checkFallbacks refuses fallbacks that name no model of cat, suggesting
+// the close ones, and fallbacks that cannot answer their model's requests
+// (an embedding model behind a chat model).
+func checkFallbacks(cat *catalog.Catalog, add []config.ModelEntry) error {
+	var ids []string
+	for _, m := range cat.All() {
+		ids = append(ids, m.ID)
+	}
+	for i, m := range add {
+		model, _ := cat.Lookup(m.ID)
+		lists := []struct {
+			key string
+			ids []string
+		}{{"fallbacks", m.Fallbacks}, {"context_window_fallbacks", m.ContextWindowFallbacks}}
+		for _, l := range lists {
+			for j, id := range l.ids {
+				if err := fallbackErr(cat, model, id, ids); err != nil {
+					return fmt.Errorf("config: models.add[%d].%s[%d]: %w", i, l.key, j, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func fallbackErr(cat *catalog.Catalog, model *catalog.Model, id string, ids []string) error {
+	f, ok := cat.Lookup(id)
+	if !ok {
+		msg := fmt.Sprintf("%q is not a model in the catalogue (see 'switchyard models')", id)
+		if close := catalog.Nearest(id, false, ids, 3); len(close) > 0 {
+			msg += "; did you mean " + strings.Join(close, ", ") + "?"
+		}
+		return errors.New(msg)
+	}
+	if model != nil && !answersAll(f.Mode, model.Mode) {
+		return fmt.Errorf("%s is %s model and cannot answer every request %s (%s model) takes", f.ID, article(f.Mode), model.ID, article(model.Mode))
+	}
+	return nil
+}
+
+// article returns "a chat", "an embedding" and so on.
+func article(m catalog.Mode) string {
+	if m == catalog.ModeEmbedding {
+		return "an " + string(m)
+	}
+	return "a " + string(m)
+}
+
+// answersAll reports whether a model of mode f serves every endpoint a
+// model of mode m serves: chat models also answer legacy completions.
+func answersAll(f, m catalog.Mode) bool {
+	switch m {
+	case catalog.ModeCompletion:
+		return f == catalog.ModeCompletion || f == catalog.ModeChat
+	default:
+		return f == m
+	}
 }

@@ -23,6 +23,7 @@ type Config struct {
 	Auth     Auth     `yaml:"auth"`
 	Log      Log      `yaml:"log"`
 	Models   Models   `yaml:"models"`
+	Routing  Routing  `yaml:"routing"`
 	Metering Metering `yaml:"metering"`
 	Limits   Limits   `yaml:"limits"`
 	Alerts   Alerts   `yaml:"alerts"`
@@ -282,10 +283,11 @@ func Default() Config {
 			ChangePollInterval: 20 * time.Millisecond,
 			NegativeCacheSize:  10000,
 		},
-		Log:    Log{Level: "info", Format: "json"},
-		Models: Models{Listing: "catalog"},
-		Redis:  Redis{Timeout: 250 * time.Millisecond},
-		Limits: Limits{OutputAllowance: 1024, Replicas: 1},
+		Log:     Log{Level: "info", Format: "json"},
+		Models:  Models{Listing: "catalog"},
+		Routing: defaultRouting(),
+		Redis:   Redis{Timeout: 250 * time.Millisecond},
+		Limits:  Limits{OutputAllowance: 1024, Replicas: 1},
 		Metering: Metering{
 			Enabled:       true,
 			BatchSize:     500,
@@ -346,7 +348,13 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: %s", ch.key, ch.err)
 		}
 	}
-	return c.validateProviders()
+	if err := c.validateProviders(); err != nil {
+		return err
+	}
+	if err := c.validateModels(); err != nil {
+		return err
+	}
+	return c.validateRouting()
 }
 
 func prefixesErr(ps []string) string {

@@ -84,6 +84,17 @@ models:
       deployments:
         - provider: local
           upstream_id: meta-llama/Llama-3.1-8B-Instruct
+        - {provider: oa, upstream_id: llama-3.1-8b, weight: 0, priority: 1, first_byte_timeout: 20s, timeout: 1m}
+      strategy: least-busy
+      fallbacks: [gpt-4o-mini]
+      context_window_fallbacks: [gpt-4.1-mini]
+routing:
+  retries: 4
+  cooldown: 1m
+  allowed_fails: 0
+  retry_budget: {ratio: 0.5, window: 30s, min_per_second: 2.5}
+  backoff: {base: 50ms, max: 1s}
+  max_retry_after: 0s
 metering:
   journal_dir: /var/lib/switchyard/journal
   batch_size: 200
@@ -118,6 +129,8 @@ providers:
     type: openai_compatible
     base_url: http://vllm:8000/v1/
     api_key_env: LOCAL_KEY
+    connect_timeout: 3s
+    first_byte_timeout: 45s
     timeout: 2m
     stream_idle_timeout: 30s
     headers:
@@ -166,9 +179,19 @@ func TestLoadFullFile(t *testing.T) {
 				ContextWindow:    131072,
 				MaxOutputTokens:  8192,
 				Functions:        true,
-				Deployments:      []DeploymentEntry{{Provider: "local", UpstreamID: "meta-llama/Llama-3.1-8B-Instruct"}},
+				Deployments: []DeploymentEntry{
+					{Provider: "local", UpstreamID: "meta-llama/Llama-3.1-8B-Instruct", Weight: 1},
+					{Provider: "oa", UpstreamID: "llama-3.1-8b", Weight: 0, Priority: 1,
+						FirstByteTimeout: 20 * time.Second, Timeout: time.Minute},
+				},
+				Strategy:               "least-busy",
+				Fallbacks:              []string{"gpt-4o-mini"},
+				ContextWindowFallbacks: []string{"gpt-4.1-mini"},
 			}},
 		},
+		Routing: Routing{Retries: 4, Cooldown: time.Minute, AllowedFails: 0,
+			RetryBudget: RetryBudget{Ratio: 0.5, Window: 30 * time.Second, MinPerSecond: 2.5},
+			Backoff:     Backoff{Base: 50 * time.Millisecond, Max: time.Second}, MaxRetryAfter: 0},
 		Metering: Metering{Enabled: true, JournalDir: "/var/lib/switchyard/journal", BatchSize: 200,
 			FlushInterval: 50 * time.Millisecond, QueueSize: 1000, MemoryLimit: 5000},
 		Alerts: Alerts{WebhookAllowedNetworks: []string{"10.20.0.0/16"}, SMTP: SMTP{Host: "mail.example.com", Port: 2525,
@@ -183,6 +206,8 @@ func TestLoadFullFile(t *testing.T) {
 				BaseURL:           "http://vllm:8000/v1", // trailing slash trimmed
 				APIKeyEnv:         "LOCAL_KEY",
 				APIKey:            "sk-local",
+				ConnectTimeout:    3 * time.Second,
+				FirstByteTimeout:  45 * time.Second,
 				Timeout:           2 * time.Minute,
 				StreamIdleTimeout: 30 * time.Second,
 				Headers:           map[string]string{"X-Team": "research"},
@@ -194,6 +219,8 @@ func TestLoadFullFile(t *testing.T) {
 				Type:              TypeOpenAI,
 				BaseURL:           DefaultBaseURLs[TypeOpenAI],
 				APIKey:            "sk-from-file",
+				ConnectTimeout:    10 * time.Second,
+				FirstByteTimeout:  10 * time.Minute,
 				Timeout:           10 * time.Minute,
 				StreamIdleTimeout: 2 * time.Minute,
 				Functions:         "native",

@@ -83,6 +83,10 @@ func decodeYAML(data []byte, dst *Config) error {
 
 var durationType = reflect.TypeFor[time.Duration]()
 
+// defaulter is a list item with defaults of its own (a deployment's
+// weight), set before the item's keys are decoded.
+type defaulter interface{ setDefaults() }
+
 func decodeNode(n *yaml.Node, v reflect.Value, key string) error {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -155,6 +159,9 @@ func decodeSlice(n *yaml.Node, v reflect.Value, key string) error {
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
+		if d, ok := s.Index(i).Addr().Interface().(defaulter); ok {
+			d.setDefaults()
+		}
 		if err := decodeNode(item, s.Index(i), fmt.Sprintf("%s[%d]", key, i)); err != nil {
 			return err
 		}

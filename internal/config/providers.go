@@ -61,8 +61,16 @@ type Provider struct {
 	// APIKey is the upstream key itself; when APIKeyEnv is set, Load
 	// replaces it with that variable's value.
 	APIKey string `yaml:"api_key"`
-	// Timeout bounds one upstream call that is not a stream, and the wait
-	// for a stream's first byte. Default 10m.
+	// ConnectTimeout bounds opening a connection to the upstream (the
+	// TCP dial). Default 10s.
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
+	// FirstByteTimeout bounds the wait for a stream to begin; past it
+	// the attempt fails and may be retried on another deployment. A call
+	// that is not streamed gets its answer at once and is bounded by
+	// Timeout alone. At most Timeout. Default: Timeout.
+	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"`
+	// Timeout bounds one whole upstream call, a stream included.
+	// Default 10m.
 	Timeout time.Duration `yaml:"timeout"`
 	// StreamIdleTimeout bounds each wait for more of a stream that has
 	// started; past it the client's stream ends with an error event and
@@ -81,6 +89,8 @@ type Provider struct {
 }
 
 // ModelEntry adds a model to the catalogue, or changes a built-in one.
+// Deployments, Strategy, Fallbacks and ContextWindowFallbacks, when set,
+// replace a built-in model's.
 type ModelEntry struct {
 	ID                  string            `yaml:"id"`
 	Family              string            `yaml:"family"`
@@ -94,13 +104,41 @@ type ModelEntry struct {
 	Vision              bool              `yaml:"vision"`
 	EmbeddingDimensions int               `yaml:"embedding_dimensions"`
 	Deployments         []DeploymentEntry `yaml:"deployments"`
+	// Strategy picks among the usable deployments of one priority tier:
+	// weighted (random in proportion to the weights), least-busy (fewest
+	// calls in flight) or latency (lowest moving average of time to first
+	// byte). Default weighted.
+	Strategy string `yaml:"strategy"`
+	// Fallbacks are catalogue model IDs tried in order when every
+	// deployment of this model has failed or is cooling down. Default none.
+	Fallbacks []string `yaml:"fallbacks"`
+	// ContextWindowFallbacks are catalogue model IDs tried in order when
+	// a prompt is too long for this model: the first with a larger
+	// context window answers. Default none.
+	ContextWindowFallbacks []string `yaml:"context_window_fallbacks"`
 }
 
 // DeploymentEntry serves a model through a provider (by name, or by type).
 type DeploymentEntry struct {
 	Provider   string `yaml:"provider"`
 	UpstreamID string `yaml:"upstream_id"`
+	// Weight is the deployment's share of its tier's traffic under the
+	// weighted strategy, relative to the others'; 0 or more. Default 1.
+	Weight int `yaml:"weight"`
+	// Priority makes tiers: deployments with the lowest priority are
+	// tried first, the next tier only when none of them is usable.
+	// Default 0.
+	Priority int `yaml:"priority"`
+	// FirstByteTimeout and Timeout, when set, replace the provider's
+	// first_byte_timeout and timeout for calls through this deployment.
+	// Default: the provider's.
+	FirstByteTimeout time.Duration `yaml:"first_byte_timeout"`
+	Timeout          time.Duration `yaml:"timeout"`
 }
+
+// setDefaults gives a deployment read from the file its defaults before
+// its keys are decoded, so that an explicit weight: 0 stays 0.
+func (d *DeploymentEntry) setDefaults() { d.Weight = 1 }
 
 // resolveKeys reads each provider's key from the variable it names.
 func resolveKeys(c *Config, getenv func(string) string) {
@@ -157,6 +195,12 @@ func fillProviderDefaults(c *Config) {
 		if p.Timeout == 0 {
 			p.Timeout = 10 * time.Minute
 		}
+		if p.ConnectTimeout == 0 {
+			p.ConnectTimeout = 10 * time.Second
+		}
+		if p.FirstByteTimeout == 0 {
+			p.FirstByteTimeout = p.Timeout
+		}
 		if p.StreamIdleTimeout == 0 {
 			p.StreamIdleTimeout = 2 * time.Minute
 		}
@@ -198,22 +242,17 @@ func (c *Config) validateProviders() error {
 		if p.Timeout < 0 {
 			return fmt.Errorf("%s.timeout: expected a positive duration such as \"10m\"", key)
 		}
+		if p.ConnectTimeout < 0 {
+			return fmt.Errorf("%s.connect_timeout: expected a positive duration such as \"10s\"", key)
+		}
+		if p.FirstByteTimeout < 0 || p.FirstByteTimeout > p.Timeout {
+			return fmt.Errorf("%s.first_byte_timeout: expected a positive duration of at most timeout (%s), got %s", key, p.Timeout, p.FirstByteTimeout)
+		}
 		if p.StreamIdleTimeout < 0 {
 			return fmt.Errorf("%s.stream_idle_timeout: expected a positive duration such as \"2m\"", key)
 		}
 		if p.Functions != "native" && p.Functions != "translate" {
 			return fmt.Errorf("%s.functions: expected native or translate, got %q", key, p.Functions)
-		}
-	}
-	for i, m := range c.Models.Add {
-		key := fmt.Sprintf("models.add[%d]", i)
-		if m.ID == "" {
-			return fmt.Errorf("%s.id: expected a model ID", key)
-		}
-		for j, d := range m.Deployments {
-			if d.Provider == "" {
-				return fmt.Errorf("%s.deployments[%d].provider: expected a provider name or type", key, j)
-			}
 		}
 	}
 	return nil

@@ -6,12 +6,20 @@ import (
 	"time"
 )
 
+// DefaultConnectTimeout bounds opening a connection when a provider sets
+// none.
+const DefaultConnectTimeout = 10 * time.Second
+
 // NewTransport returns the tuned transport one provider uses for all its
 // calls: keep-alive with an idle pool sized for a busy gateway, HTTP/2
-// where the upstream offers it, and no overall timeout (streams are long;
+// where the upstream offers it, dials bounded by connect (0:
+// DefaultConnectTimeout), and no overall timeout (streams are long;
 // callers bound each call with their context).
-func NewTransport() *http.Transport {
-	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+func NewTransport(connect time.Duration) *http.Transport {
+	if connect <= 0 {
+		connect = DefaultConnectTimeout
+	}
+	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           d.DialContext,

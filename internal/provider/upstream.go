@@ -23,10 +23,17 @@ const (
 // headers each request carries, the call timeout, and the adapter's
 // reading of error answers.
 type Upstream struct {
-	Name    string
-	Client  *http.Client
-	Header  http.Header   // sent with every request
-	Timeout time.Duration // a whole call, or a stream's wait for its headers
+	Name   string
+	Client *http.Client
+	Header http.Header // sent with every request
+	// Timeout bounds a whole call, a stream included.
+	Timeout time.Duration
+	// FirstByteTimeout bounds a stream's wait for its response headers;
+	// 0 or more than Timeout: Timeout.
+	FirstByteTimeout time.Duration
+	// ConnectTimeout is the dial bound of Client's transport (see
+	// NewTransport), reported by Timeouts.
+	ConnectTimeout time.Duration
 	// IdleTimeout bounds the silence between reads of a started stream:
 	// past it the stream fails with ErrStreamIdle (a KindTimeout Error).
 	// 0: no bound.
@@ -99,9 +106,11 @@ func (u *Upstream) Probe(ctx context.Context, url string) error {
 	return nil
 }
 
-// Call posts body and reads the whole answer, bounded by the timeout.
+// Call posts body and reads the whole answer, bounded by the total
+// timeout (the deployment's, when ctx carries one: WithTimeouts).
 func (u *Upstream) Call(ctx context.Context, url string, body []byte, requestID string) ([]byte, http.Header, error) {
-	ctx, cancel := context.WithTimeout(ctx, u.Timeout)
+	_, total := u.bounds(ctx)
+	ctx, cancel := context.WithTimeout(ctx, total)
 	defer cancel()
 	resp, err := u.Post(ctx, url, body, false, requestID)
 	if err != nil {
@@ -115,14 +124,18 @@ func (u *Upstream) Call(ctx context.Context, url string, body []byte, requestID 
 	return b, resp.Header, nil
 }
 
-// Open starts a stream. The timeout bounds only the wait for the response
-// headers; after them, each read of the body waits at most the idle
-// timeout, and the stream lasts as long as ctx. The returned cancel ends
-// the upstream request; call it when the stream is done.
+// Open starts a stream. The first-byte timeout bounds the wait for the
+// response headers; after them, each read of the body waits at most the
+// idle timeout, and the whole stream lasts at most the total timeout
+// (each the deployment's when ctx carries one: WithTimeouts). The
+// returned cancel ends the upstream request; call it when the stream is
+// done.
 func (u *Upstream) Open(ctx context.Context, url string, body []byte, requestID string) (*http.Response, context.CancelFunc, error) {
+	firstByte, total := u.bounds(ctx)
+	ctx, stopTotal := context.WithTimeout(ctx, total)
 	ctx, cancelCause := context.WithCancelCause(ctx)
-	cancel := func() { cancelCause(nil) }
-	timer := time.AfterFunc(u.Timeout, func() { cancelCause(context.DeadlineExceeded) })
+	cancel := func() { cancelCause(nil); stopTotal() }
+	timer := time.AfterFunc(firstByte, func() { cancelCause(context.DeadlineExceeded) })
 	resp, err := u.Post(ctx, url, body, true, requestID)
 	if !timer.Stop() { // fired: no headers within the timeout
 		if err == nil {

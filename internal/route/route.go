@@ -91,7 +91,9 @@ func (t *Table) serve(m *catalog.Model) (provider.Provider, string, bool) {
 }
 
 // Deployment is one configured way to serve a model: a catalogue
-// deployment with its provider resolved.
+// deployment with its provider resolved. Its FirstByteTimeout and Timeout
+// are the effective ones: the deployment's own, else its provider's
+// (provider.Timeouter); zero only when neither sets one.
 type Deployment struct {
 	catalog.Deployment
 	Provider provider.Provider
@@ -129,10 +131,29 @@ func (t *Table) resolve(m *catalog.Model) []Deployment {
 			p, ok = t.byType[d.Provider]
 		}
 		if ok {
-			out = append(out, Deployment{Deployment: d, Provider: p, Key: p.Name() + "/" + d.UpstreamID})
+			out = append(out, Deployment{Deployment: withTimeouts(d, p), Provider: p, Key: p.Name() + "/" + d.UpstreamID})
 		}
 	}
 	return out
+}
+
+// withTimeouts fills d's unset timeouts from its provider's. The first
+// byte never waits longer than the whole call.
+func withTimeouts(d catalog.Deployment, p provider.Provider) catalog.Deployment {
+	var pt provider.Timeouts
+	if tp, ok := p.(provider.Timeouter); ok {
+		pt = tp.Timeouts()
+	}
+	if d.Timeout == 0 {
+		d.Timeout = pt.Total
+	}
+	if d.FirstByteTimeout == 0 {
+		d.FirstByteTimeout = pt.FirstByte
+	}
+	if d.Timeout > 0 && (d.FirstByteTimeout == 0 || d.FirstByteTimeout > d.Timeout) {
+		d.FirstByteTimeout = d.Timeout
+	}
+	return d
 }
 
 // Reachable reports whether a configured provider serves m, and which.

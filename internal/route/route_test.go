@@ -399,3 +399,46 @@ func TestDeployments(t *testing.T) {
 		t.Errorf("Lookup of a model the key may not use: %v, want ErrNotFound", err)
 	}
 }
+
+// timed is a provider that reports its timeouts.
+type timed struct {
+	fake
+	t provider.Timeouts
+}
+
+func (p timed) Timeouts() provider.Timeouts { return p.t }
+
+// Each deployment carries its effective first-byte and total timeouts:
+// its own, else its provider's, the first byte never past the total.
+func TestDeploymentTimeouts(t *testing.T) {
+	const m = time.Minute
+	cat, err := builtin(t).With([]catalog.Entry{{ID: "gpt-4o-mini", Deployments: []catalog.Deployment{
+		{Provider: "east", UpstreamID: "a"},
+		{Provider: "east", UpstreamID: "b", FirstByteTimeout: 5 * time.Second},
+		{Provider: "east", UpstreamID: "c", FirstByteTimeout: 20 * m, Timeout: 30 * m},
+		{Provider: "east", UpstreamID: "d", Timeout: 30 * time.Second},
+		{Provider: "plain", UpstreamID: "e"},
+		{Provider: "plain", UpstreamID: "f", Timeout: m},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	providers := []provider.Provider{
+		timed{fake{"east", "openai_compatible"}, provider.Timeouts{Connect: time.Second, FirstByte: m, Total: 10 * m}},
+		fake{"plain", "openai_compatible"}, // reports none
+	}
+	tab := route.New(cat, providers, clock(today))
+	mod, err := tab.Lookup("gpt-4o-mini", route.Allow{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type bounds struct{ FirstByte, Total time.Duration }
+	var got []bounds
+	for _, d := range tab.Deployments(mod) {
+		got = append(got, bounds{d.FirstByteTimeout, d.Timeout})
+	}
+	want := []bounds{{m, 10 * m}, {5 * time.Second, 10 * m}, {20 * m, 30 * m}, {30 * time.Second, 30 * time.Second}, {0, 0}, {m, m}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -14,13 +14,18 @@ type Options struct {
 	Name    string // configured name
 	BaseURL string // host base without /v1, e.g. https://api.anthropic.com
 	APIKey  string
-	// Timeout bounds a call that is not a stream, and a stream's wait for
-	// its response headers. Default 10 minutes.
+	// Timeout bounds a whole call, a stream included. Default 10 minutes.
 	Timeout time.Duration
+	// FirstByteTimeout bounds a stream's wait for its response headers.
+	// Default: Timeout.
+	FirstByteTimeout time.Duration
+	// ConnectTimeout bounds opening a connection when Transport is nil.
+	// Default provider.DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 	// StreamIdleTimeout bounds each wait for more of a started stream;
 	// past it the stream ends with a timeout error. 0: no bound.
 	StreamIdleTimeout time.Duration
-	// Transport defaults to provider.NewTransport().
+	// Transport defaults to provider.NewTransport(ConnectTimeout).
 	Transport http.RoundTripper
 }
 
@@ -32,9 +37,10 @@ type Client struct {
 }
 
 var (
-	_ provider.Prober   = (*Client)(nil)
-	_ provider.Chatter  = (*Client)(nil)
-	_ provider.Streamer = (*Client)(nil)
+	_ provider.Timeouter = (*Client)(nil)
+	_ provider.Prober    = (*Client)(nil)
+	_ provider.Chatter   = (*Client)(nil)
+	_ provider.Streamer  = (*Client)(nil)
 )
 
 const (
@@ -45,7 +51,7 @@ const (
 // New returns a client for one upstream.
 func New(opt Options) *Client {
 	if opt.Transport == nil {
-		opt.Transport = provider.NewTransport()
+		opt.Transport = provider.NewTransport(opt.ConnectTimeout)
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = 10 * time.Minute
@@ -58,7 +64,8 @@ func New(opt Options) *Client {
 		h.Set("X-Api-Key", opt.APIKey)
 	}
 	return &Client{opt: opt, now: time.Now, up: provider.Upstream{
-		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout, Classify: statusError,
+		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout,
+		FirstByteTimeout: opt.FirstByteTimeout, ConnectTimeout: opt.ConnectTimeout, Classify: statusError,
 	}}
 }
 
@@ -67,6 +74,9 @@ func (c *Client) Probe(ctx context.Context) error { return c.up.Probe(ctx, c.opt
 
 // Name returns the configured name.
 func (c *Client) Name() string { return c.opt.Name }
+
+// Timeouts returns the bounds of the client's calls.
+func (c *Client) Timeouts() provider.Timeouts { return c.up.Timeouts() }
 
 // Type returns "anthropic".
 func (c *Client) Type() string { return "anthropic" }

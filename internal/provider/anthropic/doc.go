@@ -126,6 +126,7 @@
 // → KindNotFound, 429 → KindRateLimit with retry-after, 500 →
 // KindUnavailable, 504 → KindTimeout, 529 or an overloaded_error body →
 // KindOverloaded with retry-after when given. Transport failures go
-// through provider.FromTransport. Options.Timeout bounds a whole call,
-// and only the wait for the response headers of a stream.
+// through provider.FromTransport. Options.Timeout bounds a whole call, a
+// stream included; Options.FirstByteTimeout a stream's wait for its
+// response headers.
 package anthropic

@@ -192,11 +192,11 @@ func TestTimeouts(t *testing.T) {
 }
 
 // TestStreamOutlivesTimeout checks that a slow stream is not cut by the
-// header timeout once it has begun.
+// first-byte timeout once it has begun.
 func TestStreamOutlivesTimeout(t *testing.T) {
 	srv := fakeanthropic.Start(fakeanthropic.Options{TokenDelay: 10 * time.Millisecond, Words: 8})
 	defer srv.Close()
-	c := New(Options{Name: "anthropic", BaseURL: srv.URL, APIKey: fakeKey, Timeout: 50 * time.Millisecond})
+	c := New(Options{Name: "anthropic", BaseURL: srv.URL, APIKey: fakeKey, FirstByteTimeout: 50 * time.Millisecond})
 	st, err := c.ChatStream(context.Background(), chatRequest(`{`+hello+`}`, false))
 	if err != nil {
 		t.Fatal(describe(err))

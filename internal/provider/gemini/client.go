@@ -20,13 +20,18 @@ type Options struct {
 	// https://generativelanguage.googleapis.com.
 	BaseURL string
 	APIKey  string
-	// Timeout bounds a call that is not a stream, and a stream's wait for
-	// its response headers. Default 10 minutes.
+	// Timeout bounds a whole call, a stream included. Default 10 minutes.
 	Timeout time.Duration
+	// FirstByteTimeout bounds a stream's wait for its response headers.
+	// Default: Timeout.
+	FirstByteTimeout time.Duration
+	// ConnectTimeout bounds opening a connection when Transport is nil.
+	// Default provider.DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 	// StreamIdleTimeout bounds each wait for more of a started stream;
 	// past it the stream ends with a timeout error. 0: no bound.
 	StreamIdleTimeout time.Duration
-	// Transport defaults to provider.NewTransport().
+	// Transport defaults to provider.NewTransport(ConnectTimeout).
 	Transport http.RoundTripper
 }
 
@@ -38,10 +43,11 @@ type Client struct {
 }
 
 var (
-	_ provider.Prober   = (*Client)(nil)
-	_ provider.Chatter  = (*Client)(nil)
-	_ provider.Streamer = (*Client)(nil)
-	_ provider.Embedder = (*Client)(nil)
+	_ provider.Timeouter = (*Client)(nil)
+	_ provider.Prober    = (*Client)(nil)
+	_ provider.Chatter   = (*Client)(nil)
+	_ provider.Streamer  = (*Client)(nil)
+	_ provider.Embedder  = (*Client)(nil)
 )
 
 // env is what a translation takes from outside: the clock and random
@@ -60,7 +66,7 @@ const (
 // New returns a client for one Gemini API upstream.
 func New(opt Options) *Client {
 	if opt.Transport == nil {
-		opt.Transport = provider.NewTransport()
+		opt.Transport = provider.NewTransport(opt.ConnectTimeout)
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = 10 * time.Minute
@@ -73,7 +79,8 @@ func New(opt Options) *Client {
 		return statusError(name, status, hd, body)
 	}
 	return &Client{opt: opt, env: realEnv, up: provider.Upstream{
-		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout, Classify: classify,
+		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout,
+		FirstByteTimeout: opt.FirstByteTimeout, ConnectTimeout: opt.ConnectTimeout, Classify: classify,
 	}}
 }
 
@@ -84,6 +91,9 @@ func (c *Client) Probe(ctx context.Context) error {
 
 // Name returns the configured name.
 func (c *Client) Name() string { return c.opt.Name }
+
+// Timeouts returns the bounds of the client's calls.
+func (c *Client) Timeouts() provider.Timeouts { return c.up.Timeouts() }
 
 // Type returns "gemini".
 func (c *Client) Type() string { return "gemini" }

@@ -178,5 +178,6 @@
 // RetryInfo.retryDelay, else the Retry-After header; 500 →
 // KindUnavailable; 503 → KindOverloaded; 504 → KindTimeout. Transport
 // failures go through provider.FromTransport; Options.Timeout bounds a
-// call, and a stream's wait for its headers.
+// whole call, a stream included; Options.FirstByteTimeout a stream's wait
+// for its headers.
 package gemini

@@ -43,19 +43,33 @@ var shipped = time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 
 // Provider is the mock upstream.
 type Provider struct {
-	name string
-	now  func() time.Time
+	name     string
+	now      func() time.Time
+	timeouts provider.Timeouts
 }
 
 var (
+	_ provider.Timeouter = (*Provider)(nil)
 	_ provider.Chatter   = (*Provider)(nil)
 	_ provider.Streamer  = (*Provider)(nil)
 	_ provider.Completer = (*Provider)(nil)
 	_ provider.Embedder  = (*Provider)(nil)
 )
 
-// New returns a mock provider with the given name.
+// New returns a mock provider with the given name and no timeouts.
 func New(name string) *Provider { return &Provider{name: name, now: time.Now} }
+
+// NewWithTimeouts returns a mock provider whose deployments the gateway
+// bounds by t, as a configured mock's are. The mock answers at once; t
+// matters to callers that delay or hold its answers.
+func NewWithTimeouts(name string, t provider.Timeouts) *Provider {
+	p := New(name)
+	p.timeouts = t
+	return p
+}
+
+// Timeouts returns the timeouts the mock was made with.
+func (p *Provider) Timeouts() provider.Timeouts { return p.timeouts }
 
 // Name returns the configured name.
 func (p *Provider) Name() string { return p.name }

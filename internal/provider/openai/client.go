@@ -22,16 +22,21 @@ type Options struct {
 	BaseURL string // up to, not including, /chat/completions
 	APIKey  string
 	Headers map[string]string
-	// Timeout bounds a call that is not a stream, and a stream's wait for
-	// its response headers.
+	// Timeout bounds a whole call, a stream included. Default 10 minutes.
 	Timeout time.Duration
+	// FirstByteTimeout bounds a stream's wait for its response headers.
+	// Default: Timeout.
+	FirstByteTimeout time.Duration
+	// ConnectTimeout bounds opening a connection when Transport is nil.
+	// Default provider.DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 	// StreamIdleTimeout bounds each wait for more of a started stream;
 	// past it the stream ends with a timeout error. 0: no bound.
 	StreamIdleTimeout time.Duration
 	// TranslateFunctions turns legacy functions into tools for hosts
 	// that only know tools, and the answers back.
 	TranslateFunctions bool
-	// Transport defaults to provider.NewTransport().
+	// Transport defaults to provider.NewTransport(ConnectTimeout).
 	Transport http.RoundTripper
 }
 
@@ -42,6 +47,7 @@ type Client struct {
 }
 
 var (
+	_ provider.Timeouter = (*Client)(nil)
 	_ provider.Prober    = (*Client)(nil)
 	_ provider.Chatter   = (*Client)(nil)
 	_ provider.Streamer  = (*Client)(nil)
@@ -52,7 +58,7 @@ var (
 // New returns a client for one upstream.
 func New(opt Options) *Client {
 	if opt.Transport == nil {
-		opt.Transport = provider.NewTransport()
+		opt.Transport = provider.NewTransport(opt.ConnectTimeout)
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = 10 * time.Minute
@@ -67,6 +73,7 @@ func New(opt Options) *Client {
 	}
 	return &Client{opt: opt, up: provider.Upstream{
 		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout,
+		FirstByteTimeout: opt.FirstByteTimeout, ConnectTimeout: opt.ConnectTimeout,
 	}}
 }
 
@@ -75,6 +82,9 @@ func (c *Client) Probe(ctx context.Context) error { return c.up.Probe(ctx, c.opt
 
 // Name returns the configured name.
 func (c *Client) Name() string { return c.opt.Name }
+
+// Timeouts returns the bounds of the client's calls.
+func (c *Client) Timeouts() provider.Timeouts { return c.up.Timeouts() }
 
 // Type returns the provider type.
 func (c *Client) Type() string { return c.opt.Type }

@@ -174,8 +174,8 @@ func TestTransportFailures(t *testing.T) {
 	}
 }
 
-// Options.Timeout bounds the wait for a stream's headers only: a slow
-// stream that has started is not cut off.
+// Options.FirstByteTimeout bounds the wait for a stream's headers only: a
+// slow stream that has started is not cut off.
 func TestStreamOutlivesTimeout(t *testing.T) {
 	body := readFixture(t, "openai/chat_stream_text_include_usage.sse")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -191,7 +191,7 @@ func TestStreamOutlivesTimeout(t *testing.T) {
 		w.Write(body)
 	}))
 	t.Cleanup(srv.Close)
-	c := newClient(t, srv.URL, openai.Options{Timeout: 50 * time.Millisecond})
+	c := newClient(t, srv.URL, openai.Options{FirstByteTimeout: 50 * time.Millisecond})
 	r := chatRequest()
 	r.Stream, r.IncludeUsage = true, true
 	st, err := c.ChatStream(testContext(t), r)

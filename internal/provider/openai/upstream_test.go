@@ -105,7 +105,7 @@ func (u *upstream) last(t testing.TB) recorded {
 // whose idle connections are closed when the test ends.
 func newClient(t testing.TB, base string, opt openai.Options) *openai.Client {
 	t.Helper()
-	tr := provider.NewTransport()
+	tr := provider.NewTransport(0)
 	t.Cleanup(tr.CloseIdleConnections)
 	if opt.Name == "" {
 		opt.Name = "openai"
