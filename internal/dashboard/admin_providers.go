@@ -32,14 +32,17 @@ type providersPage struct {
 	Models       []modelRow
 	Reachable    int
 	PriceVersion string
+	Deployments  deploymentsSection
 }
 
-// adminProviders shows the configured providers and every catalogue
-// model with its status, as `switchyard models` does.
+// adminProviders shows the configured providers, the deployments of every
+// reachable model with their health, and every catalogue model with its
+// status, as `switchyard models` does.
 func (d *Dashboard) adminProviders(w http.ResponseWriter, r *http.Request, s *session) {
 	var p providersPage
 	if t := d.table(); t != nil {
 		p = providersOf(t, d.providers)
+		p.Deployments = deploymentsOf(t, d.health, d.now())
 	}
 	d.render(w, r, http.StatusOK, "admin_providers", d.page(r, s, "admin-providers", "Providers and models", p))
 }
