@@ -319,7 +319,7 @@ func (a *App) mountDashboard(h http.Handler, routes *route.Table, rates *limits.
 		return h, nil
 	}
 	d, err := dashboard.New(dashboard.Options{Store: a.store, Revoker: a, Invalidator: a, Config: cfg, Limits: a.cfg.Limits,
-		Rates: rates, Routes: routes, Providers: a.cfg.Providers, Metering: a.cfg.Metering.Enabled, Log: a.log})
+		Rates: rates, Routes: func() *route.Table { return routes }, Providers: a.cfg.Providers, Metering: a.cfg.Metering.Enabled, Log: a.log})
 	if err != nil {
 		return nil, err
 	}

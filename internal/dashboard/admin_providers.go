@@ -32,16 +32,27 @@ type providersPage struct {
 	Models       []modelRow
 	Reachable    int
 	PriceVersion string
+	Deployments  deploymentsSection
 }
 
-// adminProviders shows the configured providers and every catalogue
-// model with its status, as `switchyard models` does.
+// adminProviders shows the configured providers, the deployments of every
+// reachable model with their health, and every catalogue model with its
+// status, as `switchyard models` does.
 func (d *Dashboard) adminProviders(w http.ResponseWriter, r *http.Request, s *session) {
 	var p providersPage
-	if d.routing != nil {
-		p = providersOf(d.routing, d.providers)
+	if t := d.table(); t != nil {
+		p = providersOf(t, d.providers)
+		p.Deployments = deploymentsOf(t, d.health, d.now())
 	}
 	d.render(w, r, http.StatusOK, "admin_providers", d.page(r, s, "admin-providers", "Providers and models", p))
+}
+
+// table returns the routing table now; nil when there is none.
+func (d *Dashboard) table() *route.Table {
+	if d.routing == nil {
+		return nil
+	}
+	return d.routing()
 }
 
 // providersOf describes the routing table; configured gives the base

@@ -338,7 +338,7 @@ func TestOperatorProvidersPage(t *testing.T) {
 	}
 	routes := routesOf(t, &cfg)
 	h := newHarness(t, storetest.Backend{Name: "sqlite", URL: storetest.SQLiteURL(t)}, func(o *dashboard.Options) {
-		o.Routes, o.Providers = routes, cfg.Providers
+		o.Routes, o.Providers = func() *route.Table { return routes }, cfg.Providers
 	})
 	br := h.browser(t)
 	br.signIn(h.operator(t, "ops@example.com"))

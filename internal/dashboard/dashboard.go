@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/backoff"
 	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/health"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/password"
 	"github.com/switchyard-gw/switchyard/internal/route"
@@ -47,6 +48,12 @@ type RateReader interface {
 	Current(ctx context.Context, s limits.Subject) (limits.Use, error)
 }
 
+// DeploymentHealth reports the passive health of deployments by their
+// keys, in the order asked (implemented by *health.Tracker).
+type DeploymentHealth interface {
+	Snapshot(keys []string) []health.State
+}
+
 // Options configure New.
 type Options struct {
 	// Store holds accounts, keys, sessions, usage and alerts. Required.
@@ -67,9 +74,13 @@ type Options struct {
 	// Rates reads the current use of rate limits for the limits page;
 	// nil leaves it out.
 	Rates RateReader
-	// Routes is the gateway's routing table, for the operator's page of
-	// providers and models; nil shows none.
-	Routes *route.Table
+	// Routes returns the gateway's routing table now, for the operator's
+	// page of providers and models, so that a reload of the configuration
+	// shows at once; nil (or a nil table) shows none.
+	Routes func() *route.Table
+	// Health reports the passive health of deployments for that page; nil
+	// shows that health is not tracked.
+	Health DeploymentHealth
 	// Providers are the configured providers, whose base URLs that page
 	// shows (never their keys).
 	Providers []config.Provider
@@ -94,7 +105,8 @@ type Dashboard struct {
 	metering  bool
 	rates     RateReader
 	invalid   AccountInvalidator
-	routing   *route.Table
+	routing   func() *route.Table
+	health    DeploymentHealth
 	providers []config.Provider
 	log       *slog.Logger
 	now       func() time.Time
@@ -131,6 +143,7 @@ func New(opt Options) (*Dashboard, error) {
 		rates:     opt.Rates,
 		invalid:   opt.Invalidator,
 		routing:   opt.Routes,
+		health:    opt.Health,
 		providers: opt.Providers,
 		log:       opt.Log,
 		now:       opt.Now,

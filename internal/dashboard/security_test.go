@@ -12,6 +12,7 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/dashboard"
 	"github.com/switchyard-gw/switchyard/internal/limits"
+	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
 )
 
@@ -34,7 +35,7 @@ func everyPageHarness(t *testing.T) (*harness, usageFixture) {
 	cfg.Dev = true
 	routes := routesOf(t, &cfg)
 	h := newHarness(t, bs[len(bs)-1], func(o *dashboard.Options) {
-		o.Config.AllowSignup, o.Routes = true, routes
+		o.Config.AllowSignup, o.Routes = true, func() *route.Table { return routes }
 		o.Rates = limits.NewRates(limits.NewMemory(nil))
 	})
 	return h, seedUsage(t, h)
