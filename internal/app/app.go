@@ -23,6 +23,7 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/dashboard"
 	"github.com/switchyard-gw/switchyard/internal/events"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/health"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/meter"
 	"github.com/switchyard-gw/switchyard/internal/route"
@@ -43,8 +44,14 @@ type App struct {
 	redis   *redis.Client    // nil without SWITCHYARD_REDIS_URL
 	breaker *limits.Breaker  // whether Redis answers; nil without Redis
 	rates   *limits.Fallback // nil without Redis: Memory is used directly
-	alerts  *alerts.Observer
-	worker  *alerts.Worker
+	// gateway runs the model requests; health keeps the deployments'
+	// health and retry budgets, and healthShare shares it through Redis
+	// (nil without Redis).
+	gateway     *gateway.Gateway
+	health      *health.Tracker
+	healthShare *health.Redis
+	alerts      *alerts.Observer
+	worker      *alerts.Worker
 	// dash serves the dashboard on a listener of its own; nil when it
 	// shares the API's (or is off).
 	dash     *server.Server
@@ -96,7 +103,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		a.Close()
 		return nil, err
 	}
-	gw := gateway.Options{Now: now, Log: log, OutputAllowance: cfg.Limits.OutputAllowance}
+	a.buildHealth(now)
+	gw := gateway.Options{Now: now, Log: log, OutputAllowance: cfg.Limits.OutputAllowance,
+		Health: a.health, Routing: gatewayRouting(cfg.Routing)}
 	if a.meter != nil {
 		gw.Meter = a.meter
 		gw.Budget = limits.NewBudget(a.spend, cfg.Limits.FailClosed, log)
@@ -105,8 +114,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 	if rates != nil {
 		gw.Rates = rates
 	}
+	a.gateway = gateway.New(routes, gw)
 	opt := api.Options{
-		Gateway:        gateway.New(routes, gw),
+		Gateway:        a.gateway,
 		Auth:           a.auth,
 		Log:            log,
 		Ready:          st.Ping,
@@ -114,7 +124,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 
 		MaxBodyBytesInFlight: cfg.Server.MaxBodyBytesInFlight,
 	}
-	h, err := a.mountDashboard(api.New(opt), routes, rates)
+	h, err := a.mountDashboard(api.New(opt), a.gateway.Routes, rates)
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -223,6 +233,9 @@ func (a *App) Run(ctx context.Context) error {
 	if a.breaker != nil {
 		wg.Go(func() { a.breaker.Run(bg) })
 	}
+	if a.healthShare != nil {
+		wg.Go(func() { a.healthShare.Run(bg) })
+	}
 	if a.alerts != nil {
 		wg.Go(func() { a.alerts.Run(bg) })
 		wg.Go(func() { a.worker.Run(bg) })
@@ -313,13 +326,13 @@ func (a *App) recoverUsage(ctx context.Context) error {
 // mountDashboard returns h with the dashboard under /dashboard, or h
 // alone when the dashboard is off or has a listener of its own. The
 // dashboard reads the same routing table and rate limiter as the API.
-func (a *App) mountDashboard(h http.Handler, routes *route.Table, rates *limits.Rates) (http.Handler, error) {
+func (a *App) mountDashboard(h http.Handler, routes func() *route.Table, rates *limits.Rates) (http.Handler, error) {
 	cfg := a.cfg.Dashboard
 	if !cfg.Enabled {
 		return h, nil
 	}
 	d, err := dashboard.New(dashboard.Options{Store: a.store, Revoker: a, Invalidator: a, Config: cfg, Limits: a.cfg.Limits,
-		Rates: rates, Routes: func() *route.Table { return routes }, Providers: a.cfg.Providers, Metering: a.cfg.Metering.Enabled, Log: a.log})
+		Rates: rates, Routes: routes, Health: a.health, Providers: a.cfg.Providers, Metering: a.cfg.Metering.Enabled, Log: a.log})
 	if err != nil {
 		return nil, err
 	}
