@@ -33,12 +33,32 @@ func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
 		if v := classify(ctx, err); v.fallback {
 			next, fallbacks = x.fallback(m, err, fallbacks)
 		}
+		if next == nil && x.panics(err) {
+			next = first
+		}
 		if next == nil {
 			x.fail(w, err)
 			return
 		}
 		m = next
 	}
+}
+
+// panics reports whether, after err, the request should try its model's
+// deployments regardless of their cooldowns, and from then on does: when
+// every candidate is cooling down after failures, and nothing was tried.
+// Cooldowns are the gateway's guess from failures it saw; when the guess
+// covers everything, acting on it would make the outage total (Envoy's
+// panic threshold reasons the same way), while the retry budget still
+// bounds the calls. A cooldown after an upstream's 429 is the upstream's
+// own word on when to come back: it is kept.
+func (x *exchange) panics(err error) bool {
+	var nd *NoDeployment
+	if x.panic || x.rec.Attempts > 0 || !errors.As(err, &nd) || nd.RateLimited {
+		return false
+	}
+	x.panic = true
+	return true
 }
 
 // fallback returns the model to try after m failed with err, and the
@@ -88,6 +108,9 @@ const statusClientClosed = 499
 func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) error {
 	h, r := x.g.health, &x.g.opt.Routing
 	order, until, byRateLimit := h.Order(x.rt.Deployments(m), m.Strategy)
+	if x.panic {
+		order = x.rt.Deployments(m)
+	}
 	if len(order) == 0 {
 		return &NoDeployment{Model: m.ID, RetryAfter: time.Until(until), RateLimited: byRateLimit}
 	}

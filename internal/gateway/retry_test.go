@@ -237,25 +237,52 @@ func TestClientGoneNotCounted(t *testing.T) {
 	}
 }
 
-// With every deployment cooling down the answer comes at once, with no
-// upstream call: a rate limit's cooling or a failure's.
-func TestAllCooling(t *testing.T) {
-	for _, byRateLimit := range []bool{false, true} {
-		t.Run(map[bool]string{false: "failures", true: "rate limits"}[byRateLimit], func(t *testing.T) {
+// With every deployment cooling down after an upstream's rate limiting
+// the answer comes at once, with no upstream call: the upstream said when
+// to come back.
+func TestAllCoolingByRateLimit(t *testing.T) {
+	r := newRig(t, catalog.Deployment{})
+	until := time.Now().Add(20 * time.Second)
+	r.health.order = func(ds []route.Deployment) ([]route.Deployment, time.Time, bool) { return nil, until, true }
+	a := r.serve(context.Background(), "one", false)
+	var nd *gateway.NoDeployment
+	if !errors.As(a.err, &nd) || nd.Model != "one" || !nd.RateLimited ||
+		nd.RetryAfter <= 10*time.Second || nd.RetryAfter > 20*time.Second {
+		t.Fatalf("err %#v, want NoDeployment for one, rate limited, ~20s", a.err)
+	}
+	if r.calls() != [3]int{} || r.record(t).Attempts != 0 || len(r.health.events()) != 0 {
+		t.Errorf("calls %v, health %v: want none", r.calls(), r.health.events())
+	}
+	if !strings.Contains(nd.Error(), "one") {
+		t.Errorf("error %q", nd.Error())
+	}
+}
+
+// With every deployment of the model and of its fallbacks cooling down
+// after failures, the gateway does not turn its own guess into an outage
+// (Envoy's "panic" routing): the requested model's deployments are tried
+// regardless, in catalogue order, with the usual retries and budget.
+func TestAllCoolingByFailuresPanics(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		a     []step
+		calls [3]int
+		err   bool
+	}{
+		{"a answers", nil, [3]int{1, 0, 0}, false},
+		{"a fails, b answers", []step{{err: statusErr("a", 503, "")}}, [3]int{1, 1, 0}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, catalog.Deployment{})
+			r.a.steps = tt.a
 			until := time.Now().Add(20 * time.Second)
-			r.health.order = func(ds []route.Deployment) ([]route.Deployment, time.Time, bool) { return nil, until, byRateLimit }
-			a := r.serve(context.Background(), "one", false)
-			var nd *gateway.NoDeployment
-			if !errors.As(a.err, &nd) || nd.Model != "one" || nd.RateLimited != byRateLimit ||
-				nd.RetryAfter <= 10*time.Second || nd.RetryAfter > 20*time.Second {
-				t.Fatalf("err %#v, want NoDeployment for one, rate limited %v, ~20s", a.err, byRateLimit)
+			r.health.order = func(ds []route.Deployment) ([]route.Deployment, time.Time, bool) { return nil, until, false }
+			a := r.serve(context.Background(), "m", false)
+			if (a.err != nil) != tt.err || r.calls() != tt.calls {
+				t.Fatalf("err %v, calls %v; want calls %v", a.err, r.calls(), tt.calls)
 			}
-			if r.calls() != [3]int{} || r.record(t).Attempts != 0 || len(r.health.events()) != 0 {
-				t.Errorf("calls %v, health %v: want none", r.calls(), r.health.events())
-			}
-			if !strings.Contains(nd.Error(), "one") {
-				t.Errorf("error %q", nd.Error())
+			if rec := r.record(t); rec.Model != "m" || rec.Attempts != tt.calls[0]+tt.calls[1] {
+				t.Errorf("record model %s after %d attempts", rec.Model, rec.Attempts)
 			}
 		})
 	}

@@ -55,6 +55,10 @@ type exchange struct {
 	stream provider.Stream
 	end    func(Outcome)
 
+	// panic is set once every candidate was cooling down after failures
+	// and the requested model's deployments are tried regardless.
+	panic bool
+
 	// refund is set when the request failed by the gateway's own fault:
 	// its rate-limit reservation is given back whole.
 	refund bool
