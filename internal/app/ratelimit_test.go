@@ -378,7 +378,10 @@ func cliLimits(t *testing.T, db string, args ...string) {
 // headers show the key still has room.
 func TestUpstream429(t *testing.T) {
 	eachLimiter(t, func(t *testing.T, env map[string]string) {
-		l := startLimited(t, env, fakeopenai.Options{}, nil)
+		// The fake's Retry-After (2 s) is longer than the gateway waits
+		// for: the first 429 is answered at once, and cools the only
+		// deployment, so the second is answered without a call.
+		l := startLimited(t, env, fakeopenai.Options{}, func(c *config.Config) { c.Routing.MaxRetryAfter = time.Second })
 		key, _, _ := l.limitedKey(t, "up429@example.com", store.LimitsUpdate{KeyID: "-", RPM: ptr[int64](100)})
 		for _, stream := range []bool{false, true} {
 			resp, raw := l.post(t, key, chatBody("gpt-4o-mini", "fake:error:429", stream))
@@ -386,7 +389,8 @@ func TestUpstream429(t *testing.T) {
 			json.Unmarshal([]byte(raw), &body)
 			msg, _ := body.Error["message"].(string)
 			if resp.StatusCode != 429 || body.Error["type"] != "rate_limit_error" ||
-				!strings.HasPrefix(msg, "The upstream provider openai is rate-limiting requests for this model. Try again in ") ||
+				!strings.HasPrefix(msg, map[bool]string{false: "The upstream provider openai is rate-limiting requests for this model. Try again in ",
+					true: "Every upstream deployment of the model `gpt-4o-mini` is rate-limiting requests. Try again in "}[stream]) ||
 				strings.Contains(msg, "Rate limit reached") {
 				t.Errorf("stream %t: %d %s", stream, resp.StatusCode, raw)
 			}
