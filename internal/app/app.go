@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -49,6 +50,15 @@ type App struct {
 	// shares the API's (or is off).
 	dash     *server.Server
 	dashAddr net.Addr
+
+	gateway *gateway.Gateway
+	now     func() time.Time
+	// routing holds the routing knobs; Reload swaps them.
+	routing atomic.Pointer[routingOpts]
+	// reloadMu serializes Reload and guards live.
+	reloadMu sync.Mutex
+	// live is the configuration in force: cfg with the reloads applied.
+	live *config.Config
 }
 
 // New opens and migrates the store and builds the components. The caller
@@ -82,6 +92,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 	if now == nil {
 		now = time.Now
 	}
+	a.now, a.live = now, cfg
+	ro := routingOptions(cfg.Routing)
+	a.routing.Store(&ro)
 	routes, err := Routes(cfg, now)
 	if err == nil {
 		err = a.buildMetering()
@@ -96,8 +109,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		a.Close()
 		return nil, err
 	}
+	a.gateway = gateway.New(routes)
 	opt := api.Options{
-		Gateway:        gateway.New(routes),
+		Gateway:        a.gateway,
 		Now:            now,
 		Auth:           a.auth,
 		Log:            log,

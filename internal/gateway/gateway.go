@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/provider"
@@ -35,14 +36,24 @@ func (e *ErrUnsupported) Error() string { return e.Message }
 
 // Gateway serves calls over a routing table.
 type Gateway struct {
-	routes *route.Table
+	// routes is swapped whole by SetRoutes (config reload); a request
+	// keeps the table it started with.
+	routes atomic.Pointer[route.Table]
 }
 
 // New returns a gateway over routes.
-func New(routes *route.Table) *Gateway { return &Gateway{routes: routes} }
+func New(routes *route.Table) *Gateway {
+	g := &Gateway{}
+	g.routes.Store(routes)
+	return g
+}
 
 // Routes returns the routing table.
-func (g *Gateway) Routes() *route.Table { return g.routes }
+func (g *Gateway) Routes() *route.Table { return g.routes.Load() }
+
+// SetRoutes replaces the routing table for the requests that start from
+// now on; requests in flight finish with the one they started with.
+func (g *Gateway) SetRoutes(t *route.Table) { g.routes.Store(t) }
 
 // Call is one request to a model.
 type Call struct {
@@ -65,7 +76,7 @@ var endpointModes = map[provider.Endpoint][]catalog.Mode{
 
 // Route resolves the call's model and checks it serves the endpoint.
 func (g *Gateway) Route(c *Call) (route.Target, error) {
-	t, err := g.routes.Pick(c.Model, c.Allow)
+	t, err := g.Routes().Pick(c.Model, c.Allow)
 	if err != nil {
 		return route.Target{}, err
 	}
