@@ -95,3 +95,46 @@ func TestStreamIdleTimeoutEndsTheStream(t *testing.T) {
 		t.Errorf("record %+v, want a 504 streamed record with the estimated usage so far", r)
 	}
 }
+
+// Issue 15: a provider's timeout bounds a whole call, a stream included:
+// a stream still running past it ends with an error event, and the usage
+// sent so far is recorded.
+func TestConfigTimeoutEndsAStream(t *testing.T) {
+	_, g := upstreamGateway(t, fakeupstream.Options{TokenDelay: 20 * time.Millisecond, Words: 1000}, func(c *config.Config) {
+		for i := range c.Providers {
+			c.Providers[i].Timeout = 300 * time.Millisecond
+		}
+	})
+	key, _ := g.newKey(t, "total@example.com")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // the test's own bound
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", g.URL+"/v1/chat/completions",
+		strings.NewReader(chatBody("gpt-4o-mini", "tell a long story", true)))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatalf("stream not ended by the gateway: %v (got %d bytes)", err, len(raw))
+	}
+	events := strings.Split(strings.TrimSpace(string(raw)), "\n\n")
+	if last := events[len(events)-1]; len(events) < 3 || !strings.HasPrefix(last, `data: {"error":{`) || strings.Contains(string(raw), "[DONE]") {
+		t.Fatalf("want content chunks then an error event, no [DONE]; got %d events ending %s", len(events), last)
+	}
+	acct, err := g.Store.AccountByEmail(context.Background(), "total@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRows(t, g.Store, acct.ID, 1)
+	recs, err := g.Store.ListUsage(context.Background(), acct.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := recs[0]; r.Status != http.StatusGatewayTimeout || !r.Streamed || r.CompletionTokens == 0 {
+		t.Errorf("record %+v, want a 504 streamed record with the usage so far", r)
+	}
+}
