@@ -56,6 +56,12 @@ type App struct {
 	// shares the API's (or is off).
 	dash     *server.Server
 	dashAddr net.Addr
+
+	now func() time.Time
+	// reloadMu serializes Reload and guards live.
+	reloadMu sync.Mutex
+	// live is the configuration in force: cfg with the reloads applied.
+	live *config.Config
 }
 
 // New opens and migrates the store and builds the components. The caller
@@ -89,6 +95,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 	if now == nil {
 		now = time.Now
 	}
+	a.now, a.live = now, cfg
 	routes, err := Routes(cfg, now)
 	if err == nil {
 		err = a.buildMetering()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/meter"
 	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
@@ -49,21 +50,15 @@ func TestContextWindowRefusedBeforeUpstream(t *testing.T) {
 	}
 }
 
-// Issue 13: a stream that had started waited for its upstream forever.
-// Past stream_idle_timeout the client's stream ends with an error event,
-// and the usage sent so far is recorded.
-func TestStreamIdleTimeoutEndsTheStream(t *testing.T) {
-	_, g := upstreamGateway(t, fakeopenai.Options{}, func(c *config.Config) {
-		for i := range c.Providers {
-			c.Providers[i].StreamIdleTimeout = 200 * time.Millisecond
-		}
-	})
-	key, _ := g.newKey(t, "idle@example.com")
-	// The test's own bound, so a missing idle timeout fails, not hangs.
+// cutStream sends a streamed chat request with body and reads the stream
+// to its end, which the gateway must reach within the test's own bound:
+// it returns the events and the request's usage record.
+func cutStream(t *testing.T, g *gateway, email, body string) ([]string, meter.Record) {
+	t.Helper()
+	key, _ := g.newKey(t, email)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", g.URL+"/v1/chat/completions",
-		strings.NewReader(chatBody("gpt-4o-mini", "tell a story fake:midstream-hang", true)))
+	req, _ := http.NewRequestWithContext(ctx, "POST", g.URL+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -73,15 +68,9 @@ func TestStreamIdleTimeoutEndsTheStream(t *testing.T) {
 	raw, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		t.Fatalf("stream not ended by the gateway: %v (got %s)", err, raw)
+		t.Fatalf("stream not ended by the gateway: %v (got %d bytes)", err, len(raw))
 	}
-	events := strings.Split(strings.TrimSpace(string(raw)), "\n\n")
-	last := events[len(events)-1]
-	if len(events) < 3 || !strings.HasPrefix(last, `data: {"error":{`) || !strings.Contains(last, "idle timeout") ||
-		strings.Contains(string(raw), "[DONE]") {
-		t.Fatalf("want content chunks then an idle-timeout error event, no [DONE]; got %s", raw)
-	}
-	acct, err := g.Store.AccountByEmail(context.Background(), "idle@example.com")
+	acct, err := g.Store.AccountByEmail(context.Background(), email)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +79,44 @@ func TestStreamIdleTimeoutEndsTheStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := recs[0]
+	return strings.Split(strings.TrimSpace(string(raw)), "\n\n"), recs[0]
+}
+
+// Issue 13: a stream that had started waited for its upstream forever.
+// Past stream_idle_timeout the client's stream ends with an error event,
+// and the usage sent so far is recorded.
+func TestStreamIdleTimeoutEndsTheStream(t *testing.T) {
+	_, g := upstreamGateway(t, fakeopenai.Options{}, func(c *config.Config) {
+		for i := range c.Providers {
+			c.Providers[i].StreamIdleTimeout = 200 * time.Millisecond
+		}
+	})
+	events, r := cutStream(t, g, "idle@example.com", chatBody("gpt-4o-mini", "tell a story fake:midstream-hang", true))
+	last := events[len(events)-1]
+	if len(events) < 3 || !strings.HasPrefix(last, `data: {"error":{`) || !strings.Contains(last, "idle timeout") ||
+		strings.Contains(strings.Join(events, ""), "[DONE]") {
+		t.Fatalf("want content chunks then an idle-timeout error event, no [DONE]; got %q", events)
+	}
 	if r.Status != http.StatusGatewayTimeout || !r.Streamed || !r.Estimated || r.PromptTokens == 0 || r.CompletionTokens == 0 {
 		t.Errorf("record %+v, want a 504 streamed record with the estimated usage so far", r)
+	}
+}
+
+// Issue 15: a provider's timeout bounds a whole call, a stream included:
+// a stream still running past it ends with an error event, and the usage
+// sent so far is recorded.
+func TestConfigTimeoutEndsAStream(t *testing.T) {
+	_, g := upstreamGateway(t, fakeopenai.Options{TokenDelay: 20 * time.Millisecond, Words: 1000}, func(c *config.Config) {
+		for i := range c.Providers {
+			c.Providers[i].Timeout = 300 * time.Millisecond
+		}
+	})
+	events, r := cutStream(t, g, "total@example.com", chatBody("gpt-4o-mini", "tell a long story", true))
+	if last := events[len(events)-1]; len(events) < 3 || !strings.HasPrefix(last, `data: {"error":{`) ||
+		strings.Contains(strings.Join(events, ""), "[DONE]") {
+		t.Fatalf("want content chunks then an error event, no [DONE]; got %d events ending %s", len(events), last)
+	}
+	if r.Status != http.StatusGatewayTimeout || !r.Streamed || r.CompletionTokens == 0 {
+		t.Errorf("record %+v, want a 504 streamed record with the usage so far", r)
 	}
 }

@@ -3,6 +3,7 @@ package app_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
@@ -42,5 +43,29 @@ func TestDeploymentCoolsDown(t *testing.T) {
 	}
 	if n := west.Calls(); n != 20 {
 		t.Errorf("west got %d calls, want 20", n)
+	}
+}
+
+// TestDeploymentTimeoutOverridesProvider: a deployment's own timeout
+// replaces its provider's, longer as well as shorter.
+func TestDeploymentTimeoutOverridesProvider(t *testing.T) {
+	slow := fakeopenai.Start(fakeopenai.Options{Latency: 400 * time.Millisecond})
+	t.Cleanup(slow.Close)
+	g := startWith(t, storetest.SQLiteURL(t), nil, func(c *config.Config) {
+		c.Providers = append(c.Providers, config.Provider{Type: config.TypeOpenAICompatible, Name: "slow", BaseURL: slow.URL,
+			APIKey: "test-upstream-key", Timeout: 100 * time.Millisecond})
+		c.Routing.Retries = 0
+		c.Models.Add = append(c.Models.Add,
+			config.ModelEntry{ID: "gpt-4o-mini", Deployments: []config.DeploymentEntry{{Provider: "slow", UpstreamID: "gpt-4o-mini", Timeout: 5 * time.Second}}},
+			config.ModelEntry{ID: "gpt-4o", Deployments: []config.DeploymentEntry{{Provider: "slow", UpstreamID: "gpt-4o"}}})
+	})
+	key, _ := g.newKey(t, "timeouts@example.com")
+	for model, want := range map[string]int{"gpt-4o-mini": http.StatusOK, "gpt-4o": http.StatusGatewayTimeout} {
+		for _, stream := range []bool{false, true} {
+			resp, eb, _ := do(t, "POST", g.URL+"/v1/chat/completions", authJSON(key), chatBody(model, "hi", stream))
+			if resp.StatusCode != want {
+				t.Errorf("%s stream %t: %d %v, want %d", model, stream, resp.StatusCode, eb.Error, want)
+			}
+		}
 	}
 }

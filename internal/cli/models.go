@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -66,6 +68,29 @@ type modelRow struct {
 	LongInput  string `json:"long_input_usd_per_mtok,omitempty"`
 	LongOutput string `json:"long_output_usd_per_mtok,omitempty"`
 	Sunset     string `json:"sunset_on,omitempty"`
+	// Deployments are the configured ways to serve the model (none when
+	// it is unreachable); Strategy picks among those of one priority.
+	Deployments            []deploymentRow `json:"deployments"`
+	Strategy               string          `json:"strategy"`
+	Fallbacks              []string        `json:"fallbacks"`
+	ContextWindowFallbacks []string        `json:"context_window_fallbacks"`
+}
+
+// deploymentRow is one deployment of a model, with its effective
+// timeouts.
+type deploymentRow struct {
+	Provider         string `json:"provider"`
+	UpstreamID       string `json:"upstream_id"`
+	Weight           int    `json:"weight"`
+	Priority         int    `json:"priority"`
+	FirstByteTimeout string `json:"first_byte_timeout,omitempty"`
+	Timeout          string `json:"timeout,omitempty"`
+}
+
+// routed reports whether r's routing says more than "one deployment":
+// the models `switchyard models` lists under ROUTING.
+func (r modelRow) routed() bool {
+	return len(r.Deployments) > 1 || len(r.Fallbacks) > 0 || len(r.ContextWindowFallbacks) > 0
 }
 
 // modelRows lists the catalogue with each model's status and provider.
@@ -90,9 +115,37 @@ func modelRows(routes *route.Table) []modelRow {
 		if m.Mode == catalog.ModeEmbedding {
 			r.Output = "-"
 		}
+		r.Deployments, r.Strategy = deploymentRows(routes.Deployments(m)), string(m.Strategy)
+		if r.Strategy == "" {
+			r.Strategy = string(catalog.StrategyWeighted)
+		}
+		r.Fallbacks, r.ContextWindowFallbacks = nonNil(m.Fallbacks), nonNil(m.ContextWindowFallbacks)
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+func deploymentRows(ds []route.Deployment) []deploymentRow {
+	out := make([]deploymentRow, 0, len(ds))
+	for _, d := range ds {
+		r := deploymentRow{Provider: d.Provider.Name(), UpstreamID: d.UpstreamID, Weight: max(d.Weight, 1), Priority: d.Priority}
+		if d.FirstByteTimeout > 0 {
+			r.FirstByteTimeout = d.FirstByteTimeout.String()
+		}
+		if d.Timeout > 0 {
+			r.Timeout = d.Timeout.String()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// nonNil returns s, or an empty list for nil (JSON [] rather than null).
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // printModels writes the models' table, then the providers' checks when
@@ -117,9 +170,47 @@ func printModels(env Env, rows []modelRow, checks []providerCheck, asJSON, check
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Family, r.Mode, prov, r.Status, r.Input, r.Output, sunset)
 	}
-	if err := tw.Flush(); err != nil || !checked {
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := printRouting(env.Stdout, rows); err != nil || !checked {
 		return err
 	}
 	fmt.Fprintln(env.Stdout)
 	return printChecks(env.Stdout, checks)
+}
+
+// printRouting writes the deployments and fallbacks of the models that
+// have more than one deployment or any fallback, one line a deployment.
+func printRouting(w io.Writer, rows []modelRow) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := false
+	for _, r := range rows {
+		if !r.routed() {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "\nROUTING\tSTRATEGY\tPROVIDER\tUPSTREAM ID\tWEIGHT\tPRIORITY\tFALLBACKS")
+			header = true
+		}
+		fallbacks := strings.Join(r.Fallbacks, ", ")
+		if len(r.ContextWindowFallbacks) > 0 {
+			fallbacks = strings.TrimPrefix(fallbacks+"; context window: "+strings.Join(r.ContextWindowFallbacks, ", "), "; ")
+		}
+		if fallbacks == "" {
+			fallbacks = "-"
+		}
+		ds := r.Deployments
+		if len(ds) == 0 {
+			ds = []deploymentRow{{Provider: "-", UpstreamID: "-"}}
+		}
+		for i, d := range ds {
+			model, strategy, fb := r.ID, r.Strategy, fallbacks
+			if i > 0 { // the model's other deployments: only theirs
+				model, strategy, fb = "", "", ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", model, strategy, d.Provider, d.UpstreamID, d.Weight, d.Priority, fb)
+		}
+	}
+	return tw.Flush()
 }

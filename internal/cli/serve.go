@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"github.com/switchyard-gw/switchyard/internal/apikey"
@@ -54,7 +57,48 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		}
 	}
 	log.Info("switchyard listening", "addr", addr.String(), "database", a.Store().Dialect(), "version", Version())
+	stopReload := reloadOnHangup(ctx, log, a, func() (*config.Config, error) {
+		c, err := loadConfig(env, *cfgPath)
+		if err == nil {
+			c.Dev = *dev
+		}
+		return c, err
+	})
+	defer stopReload()
 	return a.Run(ctx)
+}
+
+// reloadOnHangup reloads the configuration on each SIGHUP until ctx ends
+// or the returned stop is called, which waits for a reload under way.
+// A file that fails to load or check is logged with the key at fault,
+// and the running configuration stays.
+func reloadOnHangup(ctx context.Context, log *slog.Logger, a *app.App, load func() (*config.Config, error)) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+			}
+			log.Info("SIGHUP: reloading the configuration")
+			cfg, err := load()
+			if err == nil {
+				err = a.Reload(cfg)
+			}
+			if err != nil {
+				log.Error("config reload refused; the running configuration stays", "err", err)
+			}
+		}
+	})
+	return func() {
+		signal.Stop(hup)
+		cancel()
+		wg.Wait()
+	}
 }
 
 // ensureDev creates the dev account (an operator, so that the whole

@@ -106,7 +106,7 @@ const statusClientClosed = 499
 // answers. It returns the last failure, or a *NoDeployment when every
 // deployment is cooling down.
 func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) error {
-	h, r := x.g.health, &x.g.opt.Routing
+	h, r := x.g.health, x.g.routing.Load()
 	order, until, byRateLimit := h.Order(x.rt.Deployments(m), m.Strategy)
 	if x.panic {
 		order = x.rt.Deployments(m)
@@ -154,7 +154,7 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 // backoff is the wait before retry n (from 1): full jitter over an
 // exponentially growing cap.
 func (g *Gateway) backoff(n int) time.Duration {
-	r := &g.opt.Routing
+	r := g.routing.Load()
 	d := r.BackoffMax
 	if n-1 < 32 {
 		d = min(r.BackoffBase<<(n-1), r.BackoffMax)
@@ -173,6 +173,9 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	x.access.Deployment, x.access.Attempts = t.dep.Key, x.rec.Attempts
 	done := h.Begin(t.dep.Key)
 	actx, tm := withTimeouts(ctx, t.dep.Deployment)
+	// The adapter bounds its calls by its provider's timeouts; this
+	// deployment's replace them, longer or shorter.
+	actx = provider.WithTimeouts(actx, provider.Timeouts{FirstByte: t.dep.FirstByteTimeout, Total: t.dep.Timeout})
 	start := time.Now()
 	resp, st, err := x.g.call(actx, t, x.req)
 	var first []byte

@@ -86,8 +86,10 @@ func (r *Routing) defaults() {
 // while it serves (SetRoutes).
 type Gateway struct {
 	routes atomic.Pointer[route.Table]
-	opt    Options
-	health Health
+	// routing are the retry knobs in force (SetRouting).
+	routing atomic.Pointer[Routing]
+	opt     Options
+	health  Health
 	// wait pauses between attempts; tests replace it.
 	wait func(ctx context.Context, d time.Duration) error
 }
@@ -106,6 +108,7 @@ func New(routes *route.Table, opt Options) *Gateway {
 		g.health = inOrder{}
 	}
 	g.routes.Store(routes)
+	g.routing.Store(&opt.Routing)
 	return g
 }
 
@@ -114,6 +117,16 @@ func (g *Gateway) Routes() *route.Table { return g.routes.Load() }
 
 // SetRoutes makes later requests use t; requests under way keep theirs.
 func (g *Gateway) SetRoutes(t *route.Table) { g.routes.Store(t) }
+
+// SetRouting makes later attempts use the retry knobs r (zero fields
+// take the defaults).
+func (g *Gateway) SetRouting(r Routing) {
+	r.defaults()
+	g.routing.Store(&r)
+}
+
+// Routing returns the retry knobs in force, defaults applied.
+func (g *Gateway) Routing() Routing { return *g.routing.Load() }
 
 // Request is one model request, decoded and validated by the caller.
 type Request struct {

@@ -138,7 +138,9 @@ func (t *Table) resolve(m *catalog.Model) []Deployment {
 }
 
 // withTimeouts fills d's unset timeouts from its provider's. The first
-// byte never waits longer than the whole call.
+// byte never waits longer than the whole call; a provider whose first
+// byte bound is not shorter than its total has none of its own, so a
+// deployment that sets only its timeout gets that as its first byte's.
 func withTimeouts(d catalog.Deployment, p provider.Provider) catalog.Deployment {
 	var pt provider.Timeouts
 	if tp, ok := p.(provider.Timeouter); ok {
@@ -147,7 +149,7 @@ func withTimeouts(d catalog.Deployment, p provider.Provider) catalog.Deployment 
 	if d.Timeout == 0 {
 		d.Timeout = pt.Total
 	}
-	if d.FirstByteTimeout == 0 {
+	if d.FirstByteTimeout == 0 && pt.FirstByte < pt.Total {
 		d.FirstByteTimeout = pt.FirstByte
 	}
 	if d.Timeout > 0 && (d.FirstByteTimeout == 0 || d.FirstByteTimeout > d.Timeout) {

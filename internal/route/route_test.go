@@ -419,6 +419,8 @@ func TestDeploymentTimeouts(t *testing.T) {
 		{Provider: "east", UpstreamID: "d", Timeout: 30 * time.Second},
 		{Provider: "plain", UpstreamID: "e"},
 		{Provider: "plain", UpstreamID: "f", Timeout: m},
+		{Provider: "whole", UpstreamID: "g", Timeout: 30 * m}, // its first byte follows its timeout
+		{Provider: "whole", UpstreamID: "h"},
 	}}})
 	if err != nil {
 		t.Fatal(err)
@@ -426,6 +428,8 @@ func TestDeploymentTimeouts(t *testing.T) {
 	providers := []provider.Provider{
 		timed{fake{"east", "openai_compatible"}, provider.Timeouts{Connect: time.Second, FirstByte: m, Total: 10 * m}},
 		fake{"plain", "openai_compatible"}, // reports none
+		// First byte as long as the whole call: no bound of its own.
+		timed{fake{"whole", "openai_compatible"}, provider.Timeouts{FirstByte: 10 * m, Total: 10 * m}},
 	}
 	tab := route.New(cat, providers, clock(today))
 	mod, err := tab.Lookup("gpt-4o-mini", route.Allow{})
@@ -437,7 +441,8 @@ func TestDeploymentTimeouts(t *testing.T) {
 	for _, d := range tab.Deployments(mod) {
 		got = append(got, bounds{d.FirstByteTimeout, d.Timeout})
 	}
-	want := []bounds{{m, 10 * m}, {5 * time.Second, 10 * m}, {20 * m, 30 * m}, {30 * time.Second, 30 * time.Second}, {0, 0}, {m, m}}
+	want := []bounds{{m, 10 * m}, {5 * time.Second, 10 * m}, {20 * m, 30 * m}, {30 * time.Second, 30 * time.Second}, {0, 0}, {m, m},
+		{30 * m, 30 * m}, {10 * m, 10 * m}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
