@@ -125,10 +125,13 @@ type timeouts struct {
 }
 
 // withTimeouts returns the attempt's context, cut by d's timeouts when it
-// has any. The first byte is a stream's first chunk; a whole answer's
-// first byte is the answer itself (upstreams send their headers with it),
-// so FirstByteTimeout bounds a plain call as a whole.
-func withTimeouts(ctx context.Context, d catalog.Deployment) (context.Context, *timeouts) {
+// has any. The first byte is a stream's first chunk; a plain call is
+// bounded by Timeout alone: its answer comes whole, when it is written,
+// and a long answer is not a stall.
+func withTimeouts(ctx context.Context, d catalog.Deployment, stream bool) (context.Context, *timeouts) {
+	if !stream {
+		d.FirstByteTimeout = 0
+	}
 	if d.FirstByteTimeout <= 0 && d.Timeout <= 0 {
 		return ctx, &timeouts{}
 	}

@@ -24,6 +24,9 @@ type step struct {
 	before bool  // a stream fails with err on its first Next, not at the call
 	cut    error // a stream fails with cut after its first chunk
 	block  bool  // the call (stream: its first Next) waits for its context to end
+	// delay is how long a plain call takes to answer (its context ending
+	// first fails it).
+	delay time.Duration
 }
 
 // flaky is a provider that plays its steps in order, one per call, then
@@ -64,6 +67,13 @@ func (f *flaky) Chat(ctx context.Context, r *provider.Request) (*provider.Respon
 	if s.block {
 		<-ctx.Done()
 		return nil, provider.FromTransport(ctx, f.name, ctx.Err())
+	}
+	if s.delay > 0 {
+		select {
+		case <-time.After(s.delay):
+		case <-ctx.Done():
+			return nil, provider.FromTransport(ctx, f.name, ctx.Err())
+		}
 	}
 	if s.err != nil {
 		return nil, s.err

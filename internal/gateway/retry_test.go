@@ -122,18 +122,34 @@ func TestStreamCutAfterFirstChunk(t *testing.T) {
 	}
 }
 
-// The gateway's own timeouts: a first byte that does not come in time is
-// retried elsewhere, for plain answers and streams alike.
+// The gateway's own timeouts: a stream's first chunk that does not come
+// in time is retried elsewhere, as is a plain call past its whole
+// timeout. The first byte's bound is not a plain call's: its answer
+// comes whole, when it is written, and a long one is not a stall.
 func TestFirstByteTimeoutRetried(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		t.Run(map[bool]string{false: "plain", true: "stream"}[stream], func(t *testing.T) {
-			r := newRig(t, catalog.Deployment{FirstByteTimeout: time.Millisecond, Timeout: time.Hour})
+	t.Run("plain answer slower than the first byte's bound", func(t *testing.T) {
+		r := newRig(t, catalog.Deployment{FirstByteTimeout: time.Millisecond, Timeout: time.Hour})
+		r.a.steps = []step{{delay: 50 * time.Millisecond}}
+		if a := r.serve(context.Background(), "m", false); a.err != nil || r.calls() != [3]int{1, 0, 0} {
+			t.Fatalf("err %v, calls %v: want a's answer", a.err, r.calls())
+		}
+	})
+	for _, tt := range []struct {
+		stream bool
+		dep    catalog.Deployment
+		class  string
+	}{
+		{false, catalog.Deployment{FirstByteTimeout: time.Millisecond, Timeout: 2 * time.Millisecond}, "timeout"},
+		{true, catalog.Deployment{FirstByteTimeout: time.Millisecond, Timeout: time.Hour}, "first_byte_timeout"},
+	} {
+		t.Run(map[bool]string{false: "plain", true: "stream"}[tt.stream], func(t *testing.T) {
+			r := newRig(t, tt.dep)
 			r.a.steps = []step{{block: true}}
-			a := r.serve(context.Background(), "m", stream)
+			a := r.serve(context.Background(), "m", tt.stream)
 			if a.err != nil || r.calls() != [3]int{1, 1, 0} {
 				t.Fatalf("err %v, calls %v: want the answer from b", a.err, r.calls())
 			}
-			want := []string{"attempt m", "failure a/up-a first_byte_timeout", "retry m", "success b/up-b"}
+			want := []string{"attempt m", "failure a/up-a " + tt.class, "retry m", "success b/up-b"}
 			if diff := cmp.Diff(want, r.health.events()); diff != "" {
 				t.Errorf("health (-want +got):\n%s", diff)
 			}
