@@ -172,10 +172,7 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	x.rec.Provider, x.rec.UpstreamModel, x.rec.Deployment = t.dep.Provider.Name(), t.dep.UpstreamID, t.dep.Key
 	x.access.Deployment, x.access.Attempts = t.dep.Key, x.rec.Attempts
 	done := h.Begin(t.dep.Key)
-	actx, tm := withTimeouts(ctx, t.dep.Deployment, x.req.Stream)
-	// The adapter bounds its calls by its provider's timeouts; this
-	// deployment's replace them, longer or shorter.
-	actx = provider.WithTimeouts(actx, provider.Timeouts{FirstByte: t.dep.FirstByteTimeout, Total: t.dep.Timeout})
+	actx, tm := withTimeouts(ctx, t.dep, x.req.Stream)
 	start := time.Now()
 	resp, st, err := x.g.call(actx, t, x.req)
 	var first []byte

@@ -6,8 +6,8 @@ import (
 	"net"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
 )
 
 // verdict is what one failure means for the request and the deployment.
@@ -110,39 +110,37 @@ func upstreamAttrs(err error) []any {
 	return []any{"provider", pe.Provider, "upstream_status", pe.Status, "upstream_path", pe.Path}
 }
 
-// Timeouts the gateway applies to an attempt (catalog.Deployment).
-var (
-	errFirstByteTimeout = errors.New("no first byte within the deployment's first_byte_timeout")
-	errTotalTimeout     = errors.New("no complete answer within the deployment's timeout")
-)
+// errFirstByteTimeout cuts a stream whose first chunk did not come within
+// its deployment's first_byte_timeout.
+var errFirstByteTimeout = errors.New("no first byte within the deployment's first_byte_timeout")
 
-// timeouts are an attempt's timers: the first byte's, stopped when it
-// arrives, and the total's.
+// timeouts are an attempt's timer: the first byte's, stopped when it
+// arrives.
 type timeouts struct {
-	cancel           context.CancelCauseFunc
-	firstBy, totalBy *time.Timer
-	ctx              context.Context
+	cancel  context.CancelCauseFunc
+	firstBy *time.Timer
+	ctx     context.Context
 }
 
-// withTimeouts returns the attempt's context, cut by d's timeouts when it
-// has any. The first byte is a stream's first chunk; a plain call is
-// bounded by Timeout alone: its answer comes whole, when it is written,
-// and a long answer is not a stall.
-func withTimeouts(ctx context.Context, d catalog.Deployment, stream bool) (context.Context, *timeouts) {
-	if !stream {
-		d.FirstByteTimeout = 0
+// withTimeouts returns the attempt's context, cut by its stream's first
+// byte timeout. The adapter bounds the whole call by the deployment's
+// total timeout (provider.WithTimeouts), and a plain call by that alone:
+// its answer comes whole, when it is written, and a long answer is not a
+// stall. The first byte the gateway waits for is a stream's first chunk,
+// which an adapter's bound on its response headers does not cover.
+func withTimeouts(ctx context.Context, d route.Deployment, stream bool) (context.Context, *timeouts) {
+	if tp, ok := d.Provider.(provider.Timeouter); ok {
+		if pt := tp.Timeouts(); pt.FirstByte != d.FirstByteTimeout || pt.Total != d.Timeout {
+			// The deployment's own, longer or shorter than its provider's.
+			ctx = provider.WithTimeouts(ctx, provider.Timeouts{FirstByte: d.FirstByteTimeout, Total: d.Timeout})
+		}
 	}
-	if d.FirstByteTimeout <= 0 && d.Timeout <= 0 {
+	if !stream || d.FirstByteTimeout <= 0 {
 		return ctx, &timeouts{}
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	t := &timeouts{cancel: cancel, ctx: actx}
-	if d.FirstByteTimeout > 0 {
-		t.firstBy = time.AfterFunc(d.FirstByteTimeout, func() { cancel(errFirstByteTimeout) })
-	}
-	if d.Timeout > 0 {
-		t.totalBy = time.AfterFunc(d.Timeout, func() { cancel(errTotalTimeout) })
-	}
+	t.firstBy = time.AfterFunc(d.FirstByteTimeout, func() { cancel(errFirstByteTimeout) })
 	return actx, t
 }
 
@@ -159,9 +157,6 @@ func (t *timeouts) end() {
 		return
 	}
 	t.firstByte()
-	if t.totalBy != nil {
-		t.totalBy.Stop()
-	}
 	t.cancel(context.Canceled)
 }
 
@@ -171,8 +166,8 @@ func (t *timeouts) classified(ctx context.Context, providerName string, err erro
 	if t.ctx == nil || ctx.Err() != nil {
 		return err
 	}
-	if cause := context.Cause(t.ctx); cause == errFirstByteTimeout || cause == errTotalTimeout {
-		return &provider.Error{Provider: providerName, Kind: provider.KindTimeout, Err: cause}
+	if context.Cause(t.ctx) == errFirstByteTimeout {
+		return &provider.Error{Provider: providerName, Kind: provider.KindTimeout, Err: errFirstByteTimeout}
 	}
 	return err
 }
