@@ -274,7 +274,7 @@ func (a *App) buildMetering() error {
 		return err
 	}
 	if a.redis != nil {
-		a.spend = limits.NewRedisSpend(a.redis, redisPrefix, a.store, a.alerts, a.breaker, a.log)
+		a.spend = limits.NewRedisSpend(a.redis, a.redisPrefix(), a.store, a.alerts, a.breaker, a.log)
 	} else {
 		a.spend = limits.NewMemorySpend(a.store, a.alerts)
 	}

@@ -8,10 +8,6 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/health"
 )
 
-// healthPrefix starts the Redis keys and channel of the shared
-// deployment health.
-const healthPrefix = "switchyard:health:"
-
 // gatewayRouting returns the gateway's retry knobs of the configuration's
 // routing section. The configuration's zeros are meant: `retries: 0`
 // turns retrying off.
@@ -49,7 +45,7 @@ func healthConfig(r config.Routing) health.Config {
 func (a *App) buildHealth(now func() time.Time) {
 	a.health = health.New(healthConfig(a.cfg.Routing), now)
 	if a.redis != nil {
-		a.healthShare = health.NewRedis(a.redis, healthPrefix, a.log)
+		a.healthShare = health.NewRedis(a.redis, a.redisPrefix()+"health:", a.log)
 		a.health.Share(a.healthShare)
 	}
 }
