@@ -103,7 +103,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		a.Close()
 		return nil, err
 	}
-	a.buildHealth(now)
+	a.buildHealth()
 	gw := gateway.Options{Now: now, Log: log, OutputAllowance: cfg.Limits.OutputAllowance,
 		Health: a.health, Routing: gatewayRouting(cfg.Routing)}
 	if a.meter != nil {

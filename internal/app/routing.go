@@ -41,9 +41,11 @@ func healthConfig(r config.Routing) health.Config {
 }
 
 // buildHealth makes the deployments' health tracker, shared through Redis
-// when the gateway has one (Run runs the sharing).
-func (a *App) buildHealth(now func() time.Time) {
-	a.health = health.New(healthConfig(a.cfg.Routing), now)
+// when the gateway has one (Run runs the sharing). Its clock is the wall
+// clock, never config.Now: that one dates model lifecycles, and a test
+// that pins it must not freeze cooldowns and retry budgets with it.
+func (a *App) buildHealth() {
+	a.health = health.New(healthConfig(a.cfg.Routing), time.Now)
 	if a.redis != nil {
 		a.healthShare = health.NewRedis(a.redis, a.redisPrefix()+"health:", a.log)
 		a.health.Share(a.healthShare)
