@@ -110,7 +110,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		a.Close()
 		return nil, err
 	}
-	a.buildHealth(now)
+	a.buildHealth()
 	gw := gateway.Options{Now: now, Log: log, OutputAllowance: cfg.Limits.OutputAllowance,
 		Health: a.health, Routing: gatewayRouting(cfg.Routing)}
 	if a.meter != nil {
@@ -281,7 +281,7 @@ func (a *App) buildMetering() error {
 		return err
 	}
 	if a.redis != nil {
-		a.spend = limits.NewRedisSpend(a.redis, redisPrefix, a.store, a.alerts, a.breaker, a.log)
+		a.spend = limits.NewRedisSpend(a.redis, a.redisPrefix(), a.store, a.alerts, a.breaker, a.log)
 	} else {
 		a.spend = limits.NewMemorySpend(a.store, a.alerts)
 	}

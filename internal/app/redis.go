@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -33,8 +34,9 @@ func (a *App) buildRedis() error {
 	return nil
 }
 
-// redisPrefix starts every key Switchyard keeps in Redis.
-const redisPrefix = "switchyard:"
+// redisPrefix starts every key Switchyard keeps in Redis: redis.prefix,
+// "switchyard:" by default.
+func (a *App) redisPrefix() string { return cmp.Or(a.cfg.Redis.Prefix, "switchyard:") }
 
 // redisOptions returns the client options of the redis.url, with
 // redis.timeout for every wait the URL does not set, no retries (unless
@@ -100,7 +102,7 @@ func (a *App) buildRates() *limits.Rates {
 	if a.redis == nil {
 		return limits.NewRates(mem)
 	}
-	a.rates = limits.NewFallback(limits.NewRedis(a.redis, redisPrefix+"rl:"), mem, limits.FallbackOptions{
+	a.rates = limits.NewFallback(limits.NewRedis(a.redis, a.redisPrefix()+"rl:"), mem, limits.FallbackOptions{
 		Breaker:    a.breaker,
 		FailClosed: a.cfg.Limits.FailClosed,
 		Replicas:   a.cfg.Limits.Replicas,

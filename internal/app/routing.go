@@ -8,10 +8,6 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/health"
 )
 
-// healthPrefix starts the Redis keys and channel of the shared
-// deployment health.
-const healthPrefix = "switchyard:health:"
-
 // gatewayRouting returns the gateway's retry knobs of the configuration's
 // routing section. The configuration's zeros are meant: `retries: 0`
 // turns retrying off.
@@ -45,11 +41,13 @@ func healthConfig(r config.Routing) health.Config {
 }
 
 // buildHealth makes the deployments' health tracker, shared through Redis
-// when the gateway has one (Run runs the sharing).
-func (a *App) buildHealth(now func() time.Time) {
-	a.health = health.New(healthConfig(a.cfg.Routing), now)
+// when the gateway has one (Run runs the sharing). Its clock is the wall
+// clock, never config.Now: that one dates model lifecycles, and a test
+// that pins it must not freeze cooldowns and retry budgets with it.
+func (a *App) buildHealth() {
+	a.health = health.New(healthConfig(a.cfg.Routing), time.Now)
 	if a.redis != nil {
-		a.healthShare = health.NewRedis(a.redis, healthPrefix, a.log)
+		a.healthShare = health.NewRedis(a.redis, a.redisPrefix()+"health:", a.log)
 		a.health.Share(a.healthShare)
 	}
 }

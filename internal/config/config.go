@@ -113,6 +113,11 @@ type Redis struct {
 	// long, once: later ones skip Redis until it answers again.
 	// Default 250ms.
 	Timeout time.Duration `yaml:"timeout"`
+	// Prefix starts every key and channel Switchyard keeps in Redis;
+	// empty means "switchyard:". It has no file key: tests that share one
+	// Redis give each gateway its own, so that keys named by deployment
+	// (the shared health) do not meet another test's.
+	Prefix string `yaml:"-"`
 }
 
 // Auth configures API key authentication.

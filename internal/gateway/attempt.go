@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/route"
 )
 
 // run answers the request with the first model that can: first, then the
@@ -118,8 +119,9 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 	var last error
 	var lastDep string
 	var v verdict
+	next := 0 // the position in order of the next deployment to try
 	for i := 0; ; i++ {
-		d := order[i%len(order)]
+		d := x.pick(order, &next, i > 0)
 		if i > 0 {
 			same := d.Key == lastDep
 			switch {
@@ -149,6 +151,26 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 		}
 		last, lastDep = err, d.Key
 	}
+}
+
+// pick returns the deployment to try next, order[*next] (round the order
+// again when the retries outnumber it), and moves *next past it. A retry
+// skips the deployments that began to cool down after the order was made,
+// by this request's failures or others': a cooldown holds for requests in
+// flight too. When every one is cooling, the order is kept, as in a
+// panic: nothing else could answer, and the retry budget bounds the calls.
+func (x *exchange) pick(order []route.Deployment, next *int, retry bool) route.Deployment {
+	if retry && !x.panic {
+		for k := range order {
+			if d := order[(*next+k)%len(order)]; !x.g.health.Cooling(d.Key) {
+				*next += k + 1
+				return d
+			}
+		}
+	}
+	d := order[*next%len(order)]
+	*next++
+	return d
 }
 
 // backoff is the wait before retry n (from 1): full jitter over an

@@ -126,7 +126,10 @@ func (st *flakyStream) Close() error { return nil }
 type health struct {
 	mu sync.Mutex // guards the following
 	// order, when set, replaces the catalogue order.
-	order    func(ds []route.Deployment) ([]route.Deployment, time.Time, bool)
+	order func(ds []route.Deployment) ([]route.Deployment, time.Time, bool)
+	// cooling, when set, reports the deployments cooling down now: Order
+	// (when order is nil) leaves them out, and Cooling reports them.
+	cooling  func(key string) bool
 	budget   int // retries allowed; -1: any
 	inFlight int
 	log      []string // "attempt m", "retry m", "success key", "failure key class"
@@ -148,8 +151,13 @@ func (h *health) Order(ds []route.Deployment, _ catalog.Strategy) ([]route.Deplo
 	if h.order != nil {
 		return h.order(ds)
 	}
+	if h.cooling != nil {
+		ds = slices.DeleteFunc(slices.Clone(ds), func(d route.Deployment) bool { return h.cooling(d.Key) })
+	}
 	return ds, time.Time{}, false
 }
+
+func (h *health) Cooling(key string) bool { return h.cooling != nil && h.cooling(key) }
 
 func (h *health) Begin(string) func() {
 	h.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,6 +172,34 @@ func TestRetriesBounded(t *testing.T) {
 	}
 	if len(r.waits) != 2 || r.waits[0] > 100*time.Millisecond || r.waits[1] > 200*time.Millisecond {
 		t.Errorf("waits %v, want 2 within 100ms and 200ms", r.waits)
+	}
+}
+
+// A retry skips the deployments that began to cool down after the
+// request's order was made, by other requests' failures or this one's: a
+// cooling deployment gets no call while another may answer. When every
+// one is cooling, the order is kept (nothing else could answer; the
+// budget bounds the calls).
+func TestRetrySkipsCooling(t *testing.T) {
+	fail := step{err: statusErr("a", 503, "")}
+	for _, tt := range []struct {
+		name  string
+		cools []string // the deployments that cool once a has been called
+		calls [3]int
+	}{
+		{"b cools", []string{"b/up-b"}, [3]int{1, 0, 1}},
+		{"b and c cool", []string{"b/up-b", "c/up-c"}, [3]int{2, 0, 0}},
+		{"all cool", []string{"a/up-a", "b/up-b", "c/up-c"}, [3]int{1, 1, 0}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, catalog.Deployment{})
+			r.a.steps = []step{fail}
+			r.health.cooling = func(key string) bool { return slices.Contains(tt.cools, key) && len(r.a.requests()) > 0 }
+			a := r.serve(context.Background(), "m", false)
+			if a.err != nil || r.calls() != tt.calls {
+				t.Errorf("err %v, calls %v; want an answer after calls %v", a.err, r.calls(), tt.calls)
+			}
+		})
 	}
 }
 

@@ -50,6 +50,13 @@ func newEntry(key string) *entry {
 	return e
 }
 
+// Cooling reports whether the deployment key is cooling down now. It
+// takes no lock.
+func (t *Tracker) Cooling(key string) bool {
+	e := t.lookup(key)
+	return e != nil && e.until.Load() > t.now().UnixNano()
+}
+
 // Begin counts one call to the deployment key in flight until done is
 // called, for the least-busy strategy and the snapshot. done must be
 // called exactly once.

@@ -35,10 +35,13 @@ func deps(keys ...string) []route.Deployment {
 }
 
 // cooling returns how long key still cools down according to Order (0
-// when it is offered) and whether by rate limiting.
+// when it is offered) and whether by rate limiting; Cooling must agree.
 func cooling(t *testing.T, tr *health.Tracker, c *clock, key string) (time.Duration, bool) {
 	t.Helper()
 	order, until, rl := tr.Order(deps(key), catalog.StrategyWeighted)
+	if got := tr.Cooling(key); got != (len(order) == 0) {
+		t.Errorf("Cooling(%s) = %v, but Order offers %v", key, got, order)
+	}
 	switch {
 	case len(order) == 1 && until.IsZero() && !rl:
 		return 0, false
