@@ -10,9 +10,9 @@ import (
 // and the budget that keeps retries from multiplying an outage's load.
 // It can change while serving (SIGHUP).
 type Routing struct {
-	// Retries is how many more attempts a request may make after its
-	// first, across the model's deployments and then its fallbacks; 0 to
-	// 10. Default 2.
+	// Retries is how many more attempts a model may have after its first,
+	// across its deployments: the requested model and each fallback get
+	// their own; 0 to 10. Default 2.
 	Retries int `yaml:"retries"`
 	// Cooldown is how long a deployment that failed AllowedFails times
 	// within it is skipped. Default 30s.

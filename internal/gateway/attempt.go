@@ -25,10 +25,16 @@ func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
 	}
 	fallbacks := x.requested.Fallbacks
 	m := first
+	var upstream error // the last failure of an upstream call
 	for {
+		x.left = fallbacks
 		err := x.tryModel(ctx, w, m)
 		if err == nil {
 			return
+		}
+		var nd *NoDeployment
+		if !errors.As(err, &nd) {
+			upstream = err
 		}
 		var next *catalog.Model
 		if v := classify(ctx, err); v.fallback {
@@ -38,6 +44,10 @@ func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
 			next = first
 		}
 		if next == nil {
+			if nd != nil && upstream != nil {
+				// Fallbacks all cooling: the client hears what failed.
+				err = upstream
+			}
 			x.fail(w, err)
 			return
 		}
@@ -121,7 +131,10 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 	var v verdict
 	next := 0 // the position in order of the next deployment to try
 	for i := 0; ; i++ {
-		d := x.pick(order, &next, i > 0)
+		d, ok := x.pick(m, order, &next, i > 0)
+		if !ok {
+			return last
+		}
 		if i > 0 {
 			same := d.Key == lastDep
 			switch {
@@ -157,20 +170,34 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 // again when the retries outnumber it), and moves *next past it. A retry
 // skips the deployments that began to cool down after the order was made,
 // by this request's failures or others': a cooldown holds for requests in
-// flight too. When every one is cooling, the order is kept, as in a
+// flight too. When every one is cooling, the model's attempts end if a
+// fallback is left to answer (ok false); else the order is kept, as in a
 // panic: nothing else could answer, and the retry budget bounds the calls.
-func (x *exchange) pick(order []route.Deployment, next *int, retry bool) route.Deployment {
+func (x *exchange) pick(m *catalog.Model, order []route.Deployment, next *int, retry bool) (d route.Deployment, ok bool) {
 	if retry && !x.panic {
 		for k := range order {
 			if d := order[(*next+k)%len(order)]; !x.g.health.Cooling(d.Key) {
 				*next += k + 1
-				return d
+				return d, true
 			}
 		}
+		if fb, _ := x.fallback(m, nil, x.left); fb != nil && !x.allCooling(fb) {
+			return route.Deployment{}, false
+		}
 	}
-	d := order[*next%len(order)]
+	d = order[*next%len(order)]
 	*next++
-	return d
+	return d, true
+}
+
+// allCooling reports whether every deployment of m is cooling down.
+func (x *exchange) allCooling(m *catalog.Model) bool {
+	for _, d := range x.rt.Deployments(m) {
+		if !x.g.health.Cooling(d.Key) {
+			return false
+		}
+	}
+	return true
 }
 
 // backoff is the wait before retry n (from 1): full jitter over an

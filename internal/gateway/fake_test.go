@@ -277,12 +277,14 @@ func newRig(t *testing.T, timeouts catalog.Deployment) *rig {
 	}
 	m := chat("m", 1000, 0, "a", "b", "c")
 	m.Fallbacks = []string{"fb", "fb2"}
+	solo := chat("solo", 1000, 0, "a")
+	solo.Fallbacks = []string{"fb"}
 	small := chat("small", 1000, 10, "a")
 	small.ContextWindowFallbacks = []string{"tiny", "big"}
 	cat, err := catalog.Builtin()
 	if err == nil {
 		cat, err = cat.With([]catalog.Entry{m, chat("fb", 7000, 0, "c"), chat("fb2", 9000, 0, "b"),
-			chat("one", 1000, 0, "a"), small, chat("tiny", 1000, 5, "b"), chat("big", 3000, 100000, "b")})
+			chat("one", 1000, 0, "a"), solo, small, chat("tiny", 1000, 5, "b"), chat("big", 3000, 100000, "b")})
 	}
 	if err != nil {
 		t.Fatal(err)

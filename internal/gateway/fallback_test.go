@@ -137,3 +137,22 @@ func TestContextWindowFallbacks(t *testing.T) {
 		}
 	})
 }
+
+// When the model's attempts fail and every fallback is cooling down, the
+// client hears the upstream's failure, not that a fallback was cooling.
+func TestFallbacksCoolingReportUpstreamFailure(t *testing.T) {
+	r := newRig(t, catalog.Deployment{})
+	unavailable := step{err: statusErr("x", 503, "")}
+	r.a.steps, r.b.steps, r.c.steps = []step{unavailable}, []step{unavailable}, []step{unavailable}
+	r.health.order = func(ds []route.Deployment) ([]route.Deployment, time.Time, bool) {
+		if len(ds) == 3 { // m's
+			return ds, time.Time{}, false
+		}
+		return nil, time.Now().Add(time.Minute), false // the fallbacks'
+	}
+	a := r.serve(context.Background(), "m", false)
+	var pe *provider.Error
+	if !errors.As(a.err, &pe) || pe.Status != 503 || r.calls() != [3]int{1, 1, 1} {
+		t.Errorf("err %v, calls %v: want the upstream's 503 after a, b and c", a.err, r.calls())
+	}
+}

@@ -184,20 +184,28 @@ func TestRetrySkipsCooling(t *testing.T) {
 	fail := step{err: statusErr("a", 503, "")}
 	for _, tt := range []struct {
 		name  string
+		model string
 		cools []string // the deployments that cool once a has been called
 		calls [3]int
+		want  string // the model that answers
 	}{
-		{"b cools", []string{"b/up-b"}, [3]int{1, 0, 1}},
-		{"b and c cool", []string{"b/up-b", "c/up-c"}, [3]int{2, 0, 0}},
-		{"all cool", []string{"a/up-a", "b/up-b", "c/up-c"}, [3]int{1, 1, 0}},
+		{"b cools", "m", []string{"b/up-b"}, [3]int{1, 0, 1}, "m"},
+		{"b and c cool", "m", []string{"b/up-b", "c/up-c"}, [3]int{2, 0, 0}, "m"},
+		// Every deployment of solo cooling: its fallback answers (fb, on
+		// c), without more calls to solo's.
+		{"all cool, fallback healthy", "solo", []string{"a/up-a"}, [3]int{1, 0, 1}, "fb"},
+		// No fallback, or none healthy: the order is kept, nothing else
+		// could answer.
+		{"all cool, no fallback", "one", []string{"a/up-a"}, [3]int{2, 0, 0}, "one"},
+		{"all cool, fallbacks too", "m", []string{"a/up-a", "b/up-b", "c/up-c"}, [3]int{1, 1, 0}, "m"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, catalog.Deployment{})
 			r.a.steps = []step{fail}
 			r.health.cooling = func(key string) bool { return slices.Contains(tt.cools, key) && len(r.a.requests()) > 0 }
-			a := r.serve(context.Background(), "m", false)
-			if a.err != nil || r.calls() != tt.calls {
-				t.Errorf("err %v, calls %v; want an answer after calls %v", a.err, r.calls(), tt.calls)
+			a := r.serve(context.Background(), tt.model, false)
+			if a.err != nil || r.calls() != tt.calls || r.record(t).Model != tt.want {
+				t.Errorf("err %v, calls %v, answered by %s; want calls %v and %s", a.err, r.calls(), r.record(t).Model, tt.calls, tt.want)
 			}
 		})
 	}

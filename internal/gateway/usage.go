@@ -58,6 +58,8 @@ type exchange struct {
 	// panic is set once every candidate was cooling down after failures
 	// and the requested model's deployments are tried regardless.
 	panic bool
+	// left are the requested model's fallbacks not tried yet.
+	left []string
 
 	// refund is set when the request failed by the gateway's own fault:
 	// its rate-limit reservation is given back whole.
