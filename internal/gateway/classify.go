@@ -110,9 +110,13 @@ func upstreamAttrs(err error) []any {
 	return []any{"provider", pe.Provider, "upstream_status", pe.Status, "upstream_path", pe.Path}
 }
 
-// errFirstByteTimeout cuts a stream whose first chunk did not come within
-// its deployment's first_byte_timeout.
-var errFirstByteTimeout = errors.New("no first byte within the deployment's first_byte_timeout")
+// errFirstByteTimeout cuts a stream whose first byte did not come within
+// its deployment's first_byte_timeout: the adapter's error, or the
+// gateway's for a provider that bounds nothing itself.
+var errFirstByteTimeout = provider.ErrFirstByteTimeout
+
+// noTimeouts are the timers of an attempt the gateway does not time: none.
+var noTimeouts = &timeouts{}
 
 // timeouts are an attempt's timer: the first byte's, stopped when it
 // arrives.
@@ -122,21 +126,23 @@ type timeouts struct {
 	ctx     context.Context
 }
 
-// withTimeouts returns the attempt's context, cut by its stream's first
-// byte timeout. The adapter bounds the whole call by the deployment's
-// total timeout (provider.WithTimeouts), and a plain call by that alone:
-// its answer comes whole, when it is written, and a long answer is not a
-// stall. The first byte the gateway waits for is a stream's first chunk,
-// which an adapter's bound on its response headers does not cover.
+// withTimeouts returns the attempt's context under d's timeouts. An
+// adapter that reports its timeouts (provider.Timeouter) enforces them
+// itself, told the deployment's own when they differ from its provider's
+// (provider.WithTimeouts): the whole call's, and a stream's first byte of
+// body. For any other provider the gateway bounds a stream's first chunk
+// itself. A plain call has no first byte's bound: its answer comes whole,
+// when it is written, and a long answer is not a stall.
 func withTimeouts(ctx context.Context, d route.Deployment, stream bool) (context.Context, *timeouts) {
 	if tp, ok := d.Provider.(provider.Timeouter); ok {
 		if pt := tp.Timeouts(); pt.FirstByte != d.FirstByteTimeout || pt.Total != d.Timeout {
 			// The deployment's own, longer or shorter than its provider's.
 			ctx = provider.WithTimeouts(ctx, provider.Timeouts{FirstByte: d.FirstByteTimeout, Total: d.Timeout})
 		}
+		return ctx, noTimeouts
 	}
 	if !stream || d.FirstByteTimeout <= 0 {
-		return ctx, &timeouts{}
+		return ctx, noTimeouts
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	t := &timeouts{cancel: cancel, ctx: actx}

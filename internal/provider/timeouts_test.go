@@ -66,6 +66,15 @@ func TestOpenTimeouts(t *testing.T) {
 		}
 	}))
 	defer lively.Close()
+	// Headers at once, then nothing: a stream whose first event never
+	// comes is cut at the first byte's bound, not the total's.
+	mute := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusOK)
+		http.NewResponseController(w).Flush()
+		<-r.Context().Done()
+	}))
+	defer mute.Close()
 	const short, long = 100 * time.Millisecond, time.Hour
 	tests := []struct {
 		name             string
@@ -77,13 +86,15 @@ func TestOpenTimeouts(t *testing.T) {
 		{"deployment's first byte", silent, long, long, Timeouts{FirstByte: short}},
 		{"provider's total", lively, 0, short, Timeouts{}},
 		{"deployment's total", lively, 0, long, Timeouts{Total: short}},
+		{"first byte after the headers", mute, short, long, Timeouts{}},
+		{"deployment's first byte after the headers", mute, long, long, Timeouts{FirstByte: short}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			u := &Upstream{Name: "up", Client: tt.srv.Client(), Header: http.Header{},
 				Timeout: tt.total, FirstByteTimeout: tt.firstByte, IdleTimeout: long}
 			// The test's own bound: the call must fail before it.
-			ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 			defer stop()
 			resp, cancel, err := u.Open(WithTimeouts(ctx, tt.ctx), tt.srv.URL, []byte("{}"), "")
 			if err == nil {
@@ -96,7 +107,10 @@ func TestOpenTimeouts(t *testing.T) {
 			if !timedOut || ctx.Err() != nil {
 				t.Fatalf("%v (test context: %v), want a timeout before the test's bound", err, ctx.Err())
 			}
-			if started := tt.srv == lively; started != (resp != nil) {
+			if tt.srv == mute && !errors.Is(err, ErrFirstByteTimeout) {
+				t.Errorf("%v, want ErrFirstByteTimeout", err)
+			}
+			if started := tt.srv != silent; started != (resp != nil) {
 				t.Errorf("stream started: %t, want %t", resp != nil, started)
 			}
 		})

@@ -125,76 +125,142 @@ func (u *Upstream) Call(ctx context.Context, url string, body []byte, requestID 
 }
 
 // Open starts a stream. The first-byte timeout bounds the wait for the
-// response headers; after them, each read of the body waits at most the
-// idle timeout, and the whole stream lasts at most the total timeout
-// (each the deployment's when ctx carries one: WithTimeouts). The
+// first byte of the body (response headers alone do not end it: a host
+// may send them at once and its first event never); after it, each read
+// of the body waits at most the idle timeout, and the whole stream lasts
+// at most the total timeout (each the deployment's when ctx carries one:
+// WithTimeouts). One timer serves the first byte and the total. The
 // returned cancel ends the upstream request; call it when the stream is
 // done.
 func (u *Upstream) Open(ctx context.Context, url string, body []byte, requestID string) (*http.Response, context.CancelFunc, error) {
 	firstByte, total := u.bounds(ctx)
-	ctx, stopTotal := context.WithTimeout(ctx, total)
 	ctx, cancelCause := context.WithCancelCause(ctx)
-	cancel := func() { cancelCause(nil); stopTotal() }
-	timer := time.AfterFunc(firstByte, func() { cancelCause(context.DeadlineExceeded) })
-	resp, err := u.Post(ctx, url, body, true, requestID)
-	if !timer.Stop() { // fired: no headers within the timeout
-		if err == nil {
-			resp.Body.Close()
-		}
-		cancel()
-		return nil, nil, &Error{Provider: u.Name, Kind: KindTimeout, Err: context.DeadlineExceeded}
+	b := &streamBody{name: u.Name, idle: u.IdleTimeout, total: total, start: time.Now(), cancel: cancelCause}
+	if firstByte > 0 {
+		b.deadline = time.AfterFunc(firstByte, b.expire)
 	}
+	resp, err := u.Post(ctx, url, body, true, requestID)
 	if err != nil {
-		cancel()
+		b.stop()
+		if b.expired.Load() { // no headers within the first byte's bound
+			return nil, nil, b.timeout()
+		}
 		return nil, nil, err
 	}
-	if u.IdleTimeout > 0 {
-		resp.Body = newIdleBody(resp.Body, u.Name, u.IdleTimeout, cancelCause)
-	}
-	return resp, cancel, nil
+	b.ReadCloser = resp.Body
+	resp.Body = b
+	return resp, b.stop, nil
 }
 
-// ErrStreamIdle: a started stream sent nothing for its idle timeout.
-var ErrStreamIdle = errors.New("stream idle")
+// Errors of a stream's timeouts, wrapped in KindTimeout Errors.
+var (
+	// ErrFirstByteTimeout: a stream sent no byte of its body within its
+	// first byte's timeout.
+	ErrFirstByteTimeout = errors.New("no first byte within the first_byte_timeout")
+	// ErrStreamIdle: a started stream sent nothing for its idle timeout.
+	ErrStreamIdle = errors.New("stream idle")
+	// errStreamTotal: a stream outlasted its whole call's timeout.
+	errStreamTotal = context.DeadlineExceeded
+)
 
-// idleBody is a stream's body whose reads fail once one has waited the
-// idle timeout for bytes: a timer, armed while a read waits, cancels the
-// request. Time the gateway spends writing to a slow client is not
-// counted, and any bytes end the wait (Anthropic's pings too), so a model
-// that thinks long behind keep-alives is not cut; an upstream that goes
-// silent is (issue 13).
-type idleBody struct {
+// streamBody is a stream's body under its timeouts. One timer (deadline)
+// bounds the wait for the first byte, then, re-armed, the whole stream;
+// another, armed while a read waits, bounds each silence (idle). Time the
+// gateway spends writing to a slow client is not counted as silence, and
+// any bytes end a wait (Anthropic's pings too), so a model that thinks
+// long behind keep-alives is not cut; an upstream that goes silent is
+// (issue 13). A read that fails because a timer cancelled the request
+// fails with a KindTimeout Error saying which.
+type streamBody struct {
 	io.ReadCloser
-	name  string
-	idle  time.Duration
-	timer *time.Timer
-	fired atomic.Bool
+	name     string
+	idle     time.Duration
+	total    time.Duration // 0: no bound
+	start    time.Time
+	cancel   context.CancelCauseFunc
+	deadline *time.Timer // nil without first byte or total bounds
+	quiet    *time.Timer // the idle timer, made at the first read
+	started  atomic.Bool // a byte of the body arrived
+	expired  atomic.Bool // deadline fired
+	silent   atomic.Bool // quiet fired
 }
 
-func newIdleBody(body io.ReadCloser, name string, idle time.Duration, cancel context.CancelCauseFunc) *idleBody {
-	b := &idleBody{ReadCloser: body, name: name, idle: idle}
-	b.timer = time.AfterFunc(idle, func() {
-		b.fired.Store(true)
-		cancel(ErrStreamIdle)
-	})
-	b.timer.Stop()
-	return b
+// expire ends the request when the deadline passes: the first byte's or
+// the total's, as started says.
+func (b *streamBody) expire() {
+	b.expired.Store(true)
+	b.cancel(context.DeadlineExceeded)
 }
 
-// Read reads the body, turning the failure the idle timer caused into a
-// KindTimeout Error wrapping ErrStreamIdle.
-func (b *idleBody) Read(p []byte) (int, error) {
-	b.timer.Reset(b.idle)
+// timeout returns the Error of the timer that cut the stream.
+func (b *streamBody) timeout() error {
+	switch {
+	case b.silent.Load():
+		return &Error{Provider: b.name, Kind: KindTimeout, Err: fmt.Errorf("%w: nothing for %v", ErrStreamIdle, b.idle)}
+	case b.started.Load():
+		return &Error{Provider: b.name, Kind: KindTimeout, Err: errStreamTotal}
+	}
+	return &Error{Provider: b.name, Kind: KindTimeout, Err: ErrFirstByteTimeout}
+}
+
+// Read reads the body: the first bytes re-arm the deadline for the whole
+// stream, and each read waits at most the idle timeout.
+func (b *streamBody) Read(p []byte) (int, error) {
+	if b.idle > 0 {
+		if b.quiet == nil {
+			b.quiet = time.AfterFunc(b.idle, func() {
+				b.silent.Store(true)
+				b.cancel(ErrStreamIdle)
+			})
+		} else {
+			b.quiet.Reset(b.idle)
+		}
+	}
 	n, err := b.ReadCloser.Read(p)
-	b.timer.Stop()
-	if err != nil && b.fired.Load() {
-		err = &Error{Provider: b.name, Kind: KindTimeout, Err: fmt.Errorf("%w: nothing for %v", ErrStreamIdle, b.idle)}
+	if b.quiet != nil {
+		b.quiet.Stop()
+	}
+	if n > 0 && !b.started.Load() {
+		b.firstByte()
+	}
+	if err != nil && (b.expired.Load() || b.silent.Load()) {
+		err = b.timeout()
 	}
 	return n, err
 }
 
-// Close stops the timer and closes the body.
-func (b *idleBody) Close() error {
-	b.timer.Stop()
+// firstByte notes the body's first bytes: the deadline becomes the
+// total's, counted from the start.
+func (b *streamBody) firstByte() {
+	b.started.Store(true)
+	if b.deadline == nil || b.expired.Load() {
+		return
+	}
+	if b.total <= 0 {
+		b.deadline.Stop()
+		return
+	}
+	b.deadline.Reset(b.total - time.Since(b.start))
+}
+
+// stop stops the timers and ends the request.
+func (b *streamBody) stop() {
+	if b.deadline != nil {
+		b.deadline.Stop()
+	}
+	if b.quiet != nil {
+		b.quiet.Stop()
+	}
+	b.cancel(nil)
+}
+
+// Close stops the timers and closes the body.
+func (b *streamBody) Close() error {
+	if b.deadline != nil {
+		b.deadline.Stop()
+	}
+	if b.quiet != nil {
+		b.quiet.Stop()
+	}
 	return b.ReadCloser.Close()
 }

@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -174,21 +175,23 @@ func TestTransportFailures(t *testing.T) {
 	}
 }
 
-// Options.FirstByteTimeout bounds the wait for a stream's headers only: a
-// slow stream that has started is not cut off.
+// Options.FirstByteTimeout bounds the wait for a stream's first byte only:
+// a slow stream that has started is not cut off.
 func TestStreamOutlivesTimeout(t *testing.T) {
 	body := readFixture(t, "openai/chat_stream_text_include_usage.sse")
+	first := bytes.Index(body, []byte("\n\n")) + 2 // the first event
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
+		w.Write(body[:first])
 		http.NewResponseController(w).Flush()
 		select {
 		case <-time.After(200 * time.Millisecond):
 		case <-r.Context().Done():
 			return
 		}
-		w.Write(body)
+		w.Write(body[first:])
 	}))
 	t.Cleanup(srv.Close)
 	c := newClient(t, srv.URL, openai.Options{FirstByteTimeout: 50 * time.Millisecond})
