@@ -2,7 +2,10 @@ package app_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"net/http"
@@ -60,6 +63,12 @@ func startLogged(t testing.TB, dbURL string, env map[string]string, mut func(*co
 	cfg.Redis.Timeout = 5 * time.Second
 	if mut != nil {
 		mut(&cfg)
+	}
+	if cfg.Redis.Prefix == "" {
+		// Each test's Redis keys apart from the others': the replicas of
+		// one test share them, and the deployments' shared health (a
+		// cooldown one test's 429 left for seconds) reaches no other.
+		cfg.Redis.Prefix = redisTestPrefix(t)
 	}
 	cfg.Server.Listen = "127.0.0.1:0"
 	cfg.Server.ShutdownGrace = 2 * time.Second
@@ -269,4 +278,15 @@ func TestRevokeByAnotherHandle(t *testing.T) {
 		})
 		t.Logf("%s: revocation effective after %v", b.Name, time.Since(start))
 	})
+}
+
+// redisRun names this test process in the Redis keys of its tests.
+var redisRun = strings.ToLower(rand.Text()[:8])
+
+// redisTestPrefix is the Redis prefix of the apps t starts: its own, the
+// same for every replica it starts, and another in each process.
+func redisTestPrefix(t testing.TB) string {
+	h := fnv.New64a()
+	h.Write([]byte(t.Name()))
+	return fmt.Sprintf("switchyard-test:%s:%x:", redisRun, h.Sum64())
 }
