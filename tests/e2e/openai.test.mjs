@@ -158,9 +158,16 @@ test('errors carry status, type and code', async () => {
     client.chat.completions.create({ model: GPT, messages: [{ role: 'user', content: 'x' }], temperature: 3 }),
     (e) => e instanceof OpenAI.BadRequestError && e.param === 'temperature',
   );
+  // An upstream 429 cools its deployment for the upstream's Retry-After,
+  // so it is asked of a model no other test uses (gpt-4o-mini's own
+  // deployment); while it cools the gateway answers 429 at once.
   await assert.rejects(
-    client.chat.completions.create({ model: GPT, messages: [{ role: 'user', content: 'fake:error:429' }] }),
+    client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'fake:error:429' }] }),
     (e) => e instanceof OpenAI.RateLimitError && e.type === 'rate_limit_error' && e.code === undefined,
+  );
+  await assert.rejects(
+    client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] }),
+    (e) => e instanceof OpenAI.RateLimitError && e.message.includes('Every upstream deployment') && Number(e.headers.get('retry-after')) >= 1,
   );
 });
 
