@@ -120,7 +120,7 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 	h, r := x.g.health, x.g.routing.Load()
 	order, until, byRateLimit := h.Order(x.rt.Deployments(m), m.Strategy)
 	if x.panic {
-		order = x.rt.Deployments(m)
+		order = h.Rank(x.rt.Deployments(m), m.Strategy)
 	}
 	if len(order) == 0 {
 		return &NoDeployment{Model: m.ID, RetryAfter: time.Until(until), RateLimited: byRateLimit}

@@ -127,6 +127,8 @@ type health struct {
 	mu sync.Mutex // guards the following
 	// order, when set, replaces the catalogue order.
 	order func(ds []route.Deployment) ([]route.Deployment, time.Time, bool)
+	// rank, when set, replaces the catalogue order of Rank.
+	rank func(ds []route.Deployment) []route.Deployment
 	// cooling, when set, reports the deployments cooling down now: Order
 	// (when order is nil) leaves them out, and Cooling reports them.
 	cooling  func(key string) bool
@@ -145,6 +147,13 @@ func (h *health) events() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return slices.Clone(h.log)
+}
+
+func (h *health) Rank(ds []route.Deployment, _ catalog.Strategy) []route.Deployment {
+	if h.rank != nil {
+		return h.rank(ds)
+	}
+	return ds
 }
 
 func (h *health) Order(ds []route.Deployment, _ catalog.Strategy) ([]route.Deployment, time.Time, bool) {

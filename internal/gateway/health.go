@@ -15,6 +15,8 @@ type Health interface {
 	// again (zero when none was left out), and coolingByRateLimit reports
 	// that the cooling came from upstream rate limiting.
 	Order(ds []route.Deployment, s catalog.Strategy) (order []route.Deployment, coolingUntil time.Time, coolingByRateLimit bool)
+	// Rank orders ds as Order does but keeps those cooling down.
+	Rank(ds []route.Deployment, s catalog.Strategy) []route.Deployment
 	// Cooling reports whether the deployment is cooling down now.
 	Cooling(key string) bool
 	// Begin counts a call in flight to the deployment until done.
@@ -37,9 +39,10 @@ type inOrder struct{}
 func (inOrder) Order(ds []route.Deployment, _ catalog.Strategy) ([]route.Deployment, time.Time, bool) {
 	return ds, time.Time{}, false
 }
-func (inOrder) Cooling(string) bool                   { return false }
-func (inOrder) Begin(string) func()                   { return func() {} }
-func (inOrder) Success(string, time.Duration)         {}
-func (inOrder) Failure(string, string, time.Duration) {}
-func (inOrder) Attempt(string)                        {}
-func (inOrder) TryRetry(string) bool                  { return true }
+func (inOrder) Cooling(string) bool                                               { return false }
+func (inOrder) Rank(ds []route.Deployment, _ catalog.Strategy) []route.Deployment { return ds }
+func (inOrder) Begin(string) func()                                               { return func() {} }
+func (inOrder) Success(string, time.Duration)                                     {}
+func (inOrder) Failure(string, string, time.Duration)                             {}
+func (inOrder) Attempt(string)                                                    {}
+func (inOrder) TryRetry(string) bool                                              { return true }

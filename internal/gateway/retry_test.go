@@ -314,27 +314,33 @@ func TestAllCoolingByRateLimit(t *testing.T) {
 // With every deployment of the model and of its fallbacks cooling down
 // after failures, the gateway does not turn its own guess into an outage
 // (Envoy's "panic" routing): the requested model's deployments are tried
-// regardless, in catalogue order, with the usual retries and budget.
+// regardless, in the order of their tiers and strategy (Rank: here c, b,
+// a), with the usual retries and budget.
 func TestAllCoolingByFailuresPanics(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		a     []step
+		c     []step
 		calls [3]int
 		err   bool
 	}{
-		{"a answers", nil, [3]int{1, 0, 0}, false},
-		{"a fails, b answers", []step{{err: statusErr("a", 503, "")}}, [3]int{1, 1, 0}, false},
+		{"c answers", nil, [3]int{0, 0, 1}, false},
+		{"c fails, b answers", []step{{err: statusErr("c", 503, "")}}, [3]int{0, 1, 1}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, catalog.Deployment{})
-			r.a.steps = tt.a
+			r.c.steps = tt.c
 			until := time.Now().Add(20 * time.Second)
 			r.health.order = func(ds []route.Deployment) ([]route.Deployment, time.Time, bool) { return nil, until, false }
+			r.health.rank = func(ds []route.Deployment) []route.Deployment {
+				ds = slices.Clone(ds)
+				slices.Reverse(ds)
+				return ds
+			}
 			a := r.serve(context.Background(), "m", false)
 			if (a.err != nil) != tt.err || r.calls() != tt.calls {
 				t.Fatalf("err %v, calls %v; want calls %v", a.err, r.calls(), tt.calls)
 			}
-			if rec := r.record(t); rec.Model != "m" || rec.Attempts != tt.calls[0]+tt.calls[1] {
+			if rec := r.record(t); rec.Model != "m" || rec.Attempts != tt.calls[0]+tt.calls[1]+tt.calls[2] {
 				t.Errorf("record model %s after %d attempts", rec.Model, rec.Attempts)
 			}
 		})

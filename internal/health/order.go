@@ -28,6 +28,19 @@ const smallOrder = 8
 // reports whether that cooldown came from an upstream 429. ds is not
 // modified. Order is safe for concurrent use and takes no lock.
 func (t *Tracker) Order(ds []route.Deployment, s catalog.Strategy) (order []route.Deployment, coolingUntil time.Time, coolingByRateLimit bool) {
+	return t.order(ds, s, true)
+}
+
+// Rank orders ds as Order does, by priority tier and strategy, but keeps
+// the deployments that are cooling down: the order of a request that
+// tries them regardless (the gateway's panic routing).
+func (t *Tracker) Rank(ds []route.Deployment, s catalog.Strategy) []route.Deployment {
+	order, _, _ := t.order(ds, s, false)
+	return order
+}
+
+// order is Order, leaving out the deployments cooling down when skip.
+func (t *Tracker) order(ds []route.Deployment, s catalog.Strategy, skip bool) (order []route.Deployment, coolingUntil time.Time, coolingByRateLimit bool) {
 	cfg := t.config()
 	now := t.now().UnixNano()
 	var (
@@ -42,7 +55,7 @@ func (t *Tracker) Order(ds []route.Deployment, s catalog.Strategy) (order []rout
 	order = make([]route.Deployment, 0, len(ds))
 	for i := range ds {
 		e := t.lookup(ds[i].Key)
-		if e != nil {
+		if e != nil && skip {
 			if until := e.until.Load(); until > now {
 				if first == nil || until < end {
 					first, end = e, until

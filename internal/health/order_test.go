@@ -51,6 +51,26 @@ func TestOrderTiers(t *testing.T) {
 	}
 }
 
+// TestRank: the order of tiers and strategy, cooling deployments kept in
+// their place.
+func TestRank(t *testing.T) {
+	tr, _ := newTracker(health.Config{AllowedFails: 1})
+	tr.Failure("a/0", "unavailable", 0)             // cools
+	tr.Failure("e/-1", health.ClassRateLimit, 20*s) // cools
+	ds := []route.Deployment{dep("c/1", 1, 1), dep("a/0", 1, 0), dep("d/2", 100, 2), dep("b/0", 5, 0), dep("e/-1", 1, -1)}
+	if order, _, _ := tr.Order(ds, catalog.StrategyWeighted); len(order) != 3 {
+		t.Fatalf("Order kept %v, want the three not cooling", keys(order))
+	}
+	for _, st := range strategies {
+		for range 50 {
+			k := keys(tr.Rank(ds, st))
+			if len(k) != 5 || k[0] != "e/-1" || !slices.Equal(k[3:], []string{"c/1", "d/2"}) || !(k[1] == "a/0" && k[2] == "b/0" || k[1] == "b/0" && k[2] == "a/0") {
+				t.Fatalf("%q: rank %v, want e/-1, {a/0 b/0}, c/1, d/2", st, k)
+			}
+		}
+	}
+}
+
 func TestOrderEmpty(t *testing.T) {
 	tr, _ := newTracker(health.Config{})
 	for _, ds := range [][]route.Deployment{nil, {}} {
