@@ -15,7 +15,7 @@ import (
 )
 
 // statusClientClosed is logged when the client went away (nginx's 499).
-const statusClientClosed = 499
+const statusClientClosed = gateway.StatusClientClosed
 
 // errorFor is the one place that maps a failed request to what the
 // client sees: the gateway's typed errors (routing, limits, budgets,

@@ -82,11 +82,7 @@ func (x *exchange) fallback(m *catalog.Model, err error, left []string) (*catalo
 		return windowFallback(x.rt, x.req, x.requested, m, x.allow), nil
 	}
 	for i, id := range left {
-		fb, err := lookup(x.rt, x.req.Endpoint, id, x.allow)
-		if err != nil || fb == m || checkWindow(x.req.Endpoint, x.req.Body, fb) != nil {
-			continue
-		}
-		if x.req.Check == nil || x.req.Check(fb) == nil {
+		if fb := usable(x.rt, x.req, id, x.allow); fb != nil && fb != m {
 			return fb, left[i+1:]
 		}
 	}
@@ -100,7 +96,7 @@ func (x *exchange) fail(w Writer, err error) {
 		x.headers(w.Header())
 	}
 	w.Error(err, func(o Outcome) {
-		if o.Status >= 500 || o.Status == statusClientClosed {
+		if o.Status >= 500 || o.Status == StatusClientClosed {
 			attrs := append([]any{"id", requestID(x.req), "err", err}, upstreamAttrs(err)...)
 			x.g.opt.Log.Warn("upstream call failed", attrs...)
 		}
@@ -108,9 +104,9 @@ func (x *exchange) fail(w Writer, err error) {
 	})
 }
 
-// statusClientClosed is the status of a request whose client went away
-// (nginx's 499).
-const statusClientClosed = 499
+// StatusClientClosed is the status of a request whose client went away
+// (nginx's 499), as recorded and logged.
+const StatusClientClosed = 499
 
 // tryModel tries m's deployments in the health order, with up to
 // Routing.Retries retries, and answers the request through w when one

@@ -73,15 +73,22 @@ func (g *Gateway) fitting(rt *route.Table, req *Request, m *catalog.Model, allow
 // fit and may use, or nil.
 func windowFallback(rt *route.Table, req *Request, requested, tooSmall *catalog.Model, allow route.Allow) *catalog.Model {
 	for _, id := range requested.ContextWindowFallbacks {
-		fb, err := lookup(rt, req.Endpoint, id, allow)
-		if err != nil || fb.ContextWindow <= tooSmall.ContextWindow || checkWindow(req.Endpoint, req.Body, fb) != nil {
-			continue
-		}
-		if req.Check == nil || req.Check(fb) == nil {
+		if fb := usable(rt, req, id, allow); fb != nil && fb.ContextWindow > tooSmall.ContextWindow {
 			return fb
 		}
 	}
 	return nil
+}
+
+// usable returns model id when it can answer req for the caller: it
+// exists, serves the endpoint, the request may fit its window and
+// req.Check accepts it; else nil.
+func usable(rt *route.Table, req *Request, id string, allow route.Allow) *catalog.Model {
+	m, err := lookup(rt, req.Endpoint, id, allow)
+	if err != nil || checkWindow(req.Endpoint, req.Body, m) != nil || req.Check != nil && req.Check(m) != nil {
+		return nil
+	}
+	return m
 }
 
 // textTokens is a lower bound of the tokens of chat messages: their text

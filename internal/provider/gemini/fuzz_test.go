@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
 )
@@ -17,8 +17,7 @@ import (
 // FuzzRequest: any JSON body translates without panicking into a request
 // the strict fake accepts, or into a KindBadRequest naming the problem.
 func FuzzRequest(f *testing.F) {
-	files, _ := filepath.Glob("testdata/request/*.json")
-	for _, name := range files {
+	for _, name := range fixture.Glob(f, "testdata/request/*.json") {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b, false)
 			f.Add(b, true)
@@ -59,8 +58,7 @@ func FuzzRequest(f *testing.F) {
 // FuzzStream: any bytes as an upstream SSE body translate without
 // panicking into valid JSON chunks, ending in io.EOF or a *provider.Error.
 func FuzzStream(f *testing.F) {
-	files, _ := filepath.Glob("testdata/stream/*.sse")
-	for _, name := range files {
+	for _, name := range fixture.Glob(f, "testdata/stream/*.sse") {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b, true, false)
 			f.Add(b[:len(b)/2], false, true)

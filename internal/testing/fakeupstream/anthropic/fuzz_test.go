@@ -3,17 +3,16 @@ package fakeanthropic
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
+	fixtures "github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
 // FuzzCheck: any body is refused with an error or answered with a valid
 // message; nothing panics.
 func FuzzCheck(f *testing.F) {
-	files, _ := filepath.Glob("testdata/messages_request_*.json")
-	for _, name := range files {
+	for _, name := range fixtures.Glob(f, "testdata/messages_request_*.json") {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
