@@ -204,8 +204,8 @@ func TestLifecycle(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	in := strings.Join(header, ",") + "\n" +
-		"m-chat,meta,groq,org/m-chat,chat,0.0375,0.15,131072,,true,false,,2024-12-06,2026-01-02,2026-03-01,m-next,0.01,131072,0.075,0.3,0.02\n" +
-		"m-embed,openai,openai,m-embed,embedding,0.02,,8191,,false,false,1536,,,,,,,,,\n"
+		"m-chat,meta,groq,org/m-chat,chat,0.0375,0.15,131072,,true,false,,2024-12-06,2026-01-02,2026-03-01,m-next,0.01,131072,0.075,0.3,0.02,budget,true\n" +
+		"m-embed,openai,openai,m-embed,embedding,0.02,,8191,,false,false,1536,,,,,,,,,,,false\n"
 	c, err := Parse(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
@@ -216,6 +216,7 @@ func TestParse(t *testing.T) {
 		LongContext: LongContext{Above: 131072, InputPrice: 75_000, OutputPrice: 300_000, CachedInputPrice: 20_000},
 		Created:     day("2024-12-06"), DeprecatedOn: day("2026-01-02"), SunsetOn: day("2026-03-01"),
 		Replacement: "m-next", Deployments: []Deployment{{Provider: "groq", UpstreamID: "org/m-chat"}},
+		Reasoning: ReasoningBudget, StructuredOutputs: true,
 	}, {
 		ID: "m-embed", Family: "openai", UpstreamID: "m-embed", Provider: "openai", Mode: ModeEmbedding,
 		InputPrice: 20_000, ContextWindow: 8191, EmbeddingDims: 1536,
@@ -228,7 +229,7 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	hdr := strings.Join(header, ",") + "\n"
-	good := "m1,openai,openai,m1,chat,1,2,,,true,false,,,,,,,,,,\n"
+	good := "m1,openai,openai,m1,chat,1,2,,,true,false,,,,,,,,,,,,false\n"
 	// row returns good with cells set: column index (0-based), value, ...
 	row := func(colValue ...any) string {
 		cells := strings.Split(strings.TrimSuffix(good, "\n"), ",")
@@ -237,7 +238,7 @@ func TestParseErrors(t *testing.T) {
 		}
 		return strings.Join(cells, ",") + "\n"
 	}
-	embedding := "e1,openai,openai,e1,embedding,1,,,,false,false,,,,,,,,,,\n"
+	embedding := "e1,openai,openai,e1,embedding,1,,,,false,false,,,,,,,,,,,,false\n"
 	tests := []struct {
 		name, in, want string
 	}{
@@ -265,12 +266,15 @@ func TestParseErrors(t *testing.T) {
 		{"self replacement", hdr + row(colReplacement, "m1"), "line 2, column 16 (replacement): a model cannot replace itself"},
 		{"cached price", hdr + row(colCachedInputPrice, "0.5x"), "line 2, column 17 (cached_input_usd_per_mtok): price \"0.5x\" is not a decimal"},
 		{"cached above input", hdr + row(colCachedInputPrice, "1.5"), "line 2, column 17 (cached_input_usd_per_mtok): above the input price"},
-		{"cached on embedding", hdr + strings.Replace(embedding, ",,,,,,,,,,\n", ",1536,,,,,0.5,,,,\n", 1), "line 2, column 17 (cached_input_usd_per_mtok): must be empty for embedding models"},
+		{"cached on embedding", hdr + strings.Replace(embedding, ",,,,,,,,,,,,false\n", ",1536,,,,,0.5,,,,,,false\n", 1), "line 2, column 17 (cached_input_usd_per_mtok): must be empty for embedding models"},
 		{"long prices without threshold", hdr + row(colLongInputPrice, "2", colLongOutputPrice, "4"), "line 2, column 18 (long_context_above_tokens): required with long-context prices"},
 		{"long threshold without input", hdr + row(colLongAbove, "200000", colLongOutputPrice, "4"), "line 2, column 19 (long_input_usd_per_mtok): required with long_context_above_tokens"},
 		{"long threshold without output", hdr + row(colLongAbove, "200000", colLongInputPrice, "2"), "line 2, column 20 (long_output_usd_per_mtok): required with long_context_above_tokens"},
 		{"long cached above long input", hdr + row(colLongAbove, "200000", colLongInputPrice, "2", colLongOutputPrice, "4", colLongCachedPrice, "3"), "line 2, column 21 (long_cached_input_usd_per_mtok): above the long-context input price"},
 		{"long threshold not a count", hdr + row(colLongAbove, "200k"), "line 2, column 18 (long_context_above_tokens): \"200k\" is not a positive integer"},
+		{"reasoning", hdr + row(colReasoning, "deep"), "line 2, column 22 (reasoning): \"deep\" is not one of"},
+		{"reasoning on embedding", hdr + strings.Replace(embedding, ",,,,,,,,,,,,false\n", ",1536,,,,,,,,,,budget,false\n", 1), "line 2, column 22 (reasoning): must be empty for embedding models"},
+		{"structured outputs", hdr + row(colStructuredOutputs, ""), "line 2, column 23 (structured_outputs): \"\" is not true or false"},
 		{"second row", hdr + good + row(colMode, "Chat"), "line 3, column 5 (mode):"},
 		{"duplicate", hdr + good + good, "line 3, column 1 (id): duplicate id \"m1\" (first on line 2)"},
 	}

@@ -17,6 +17,27 @@ func (m Mode) valid() bool {
 	return m == ModeChat || m == ModeCompletion || m == ModeEmbedding
 }
 
+// Reasoning names how a model's thinking is steered on its vendor's API,
+// which decides what a client's reasoning effort becomes upstream.
+type Reasoning string
+
+// The reasoning controls.
+const (
+	// ReasoningNone: the model does not think, or cannot be steered.
+	ReasoningNone Reasoning = ""
+	// ReasoningEffort: OpenAI's reasoning_effort (o-series, gpt-5).
+	ReasoningEffort Reasoning = "effort"
+	// ReasoningBudget: a thinking budget in tokens (Anthropic's
+	// thinking.type "enabled" up to Claude 4.5; Gemini 2.5's
+	// thinkingBudget).
+	ReasoningBudget Reasoning = "budget"
+	// ReasoningAdaptive: Anthropic's adaptive thinking steered by
+	// output_config.effort (Claude 4.6 and later).
+	ReasoningAdaptive Reasoning = "adaptive"
+	// ReasoningLevel: Gemini 3's thinkingLevel.
+	ReasoningLevel Reasoning = "level"
+)
+
 // Deployment is one way to serve a model: a provider (a configured
 // provider's name, or a provider type such as "openai") and the model ID
 // that provider knows.
@@ -81,6 +102,13 @@ type Model struct {
 	Functions       bool
 	Vision          bool
 	EmbeddingDims   int // default vector size of embedding models
+	// Reasoning is how the model's thinking is controlled upstream;
+	// ReasoningNone for models that do not think or cannot be steered.
+	Reasoning Reasoning
+	// StructuredOutputs reports whether the upstream constrains output to
+	// a JSON schema natively (Anthropic's output_config.format); OpenAI
+	// and Gemini models have their own forms whatever this says.
+	StructuredOutputs bool
 
 	Created      time.Time // zero when unknown
 	DeprecatedOn time.Time // zero when not deprecated or not known

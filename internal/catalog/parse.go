@@ -20,6 +20,7 @@ var header = []string{
 	"created", "deprecated_on", "sunset_on", "replacement",
 	"cached_input_usd_per_mtok",
 	"long_context_above_tokens", "long_input_usd_per_mtok", "long_output_usd_per_mtok", "long_cached_input_usd_per_mtok",
+	"reasoning", "structured_outputs",
 }
 
 // Column indexes into a record, in header order.
@@ -45,6 +46,8 @@ const (
 	colLongInputPrice
 	colLongOutputPrice
 	colLongCachedPrice
+	colReasoning
+	colStructuredOutputs
 )
 
 // Allowed values of the family, provider and mode columns.
@@ -52,6 +55,8 @@ var (
 	families  = []string{"openai", "anthropic", "google", "meta"}
 	providers = []string{"openai", "anthropic", "gemini", "groq", "together", "fireworks", "deepinfra"}
 	modes     = []string{string(ModeChat), string(ModeCompletion), string(ModeEmbedding)}
+	reasoning = []string{string(ReasoningNone), string(ReasoningEffort), string(ReasoningBudget),
+		string(ReasoningAdaptive), string(ReasoningLevel)}
 )
 
 // dateLayout is the format of the date columns.
@@ -154,6 +159,8 @@ func parseRow(rec []string) (*Model, error) {
 			OutputPrice:      p.price(colLongOutputPrice, false),
 			CachedInputPrice: p.price(colLongCachedPrice, false),
 		},
+		Reasoning:         Reasoning(p.oneOf(colReasoning, reasoning)),
+		StructuredOutputs: p.flag(colStructuredOutputs),
 	}
 	p.check(m)
 	if p.err != nil {
@@ -204,6 +211,10 @@ func (p *rowParser) check(m *Model) {
 		p.fail(colLongOutputPrice, "required with long_context_above_tokens")
 	case m.LongContext.CachedInputPrice > m.LongContext.InputPrice:
 		p.fail(colLongCachedPrice, "above the long-context input price")
+	case m.Mode != ModeChat && m.Reasoning != ReasoningNone:
+		p.fail(colReasoning, "must be empty for %s models", m.Mode)
+	case m.Mode != ModeChat && m.StructuredOutputs:
+		p.fail(colStructuredOutputs, "must be empty for %s models", m.Mode)
 	}
 }
 

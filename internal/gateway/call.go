@@ -22,6 +22,7 @@ func (t target) request(req *Request, body []byte) *provider.Request {
 		Endpoint: req.Endpoint, Model: t.model.ID, UpstreamModel: t.dep.UpstreamID, Body: body,
 		Stream: req.Stream, IncludeUsage: req.IncludeUsage, RequestID: requestID(req),
 		MaxOutputTokens: t.model.MaxOutputTokens,
+		Reasoning:       t.model.Reasoning, StructuredOutputs: t.model.StructuredOutputs,
 	}
 }
 
@@ -38,6 +39,8 @@ func (g *Gateway) call(ctx context.Context, t target, req *Request) (*provider.R
 	case req.Endpoint == provider.EndpointEmbedding:
 		resp, err := g.embed(ctx, t, req)
 		return resp, nil, err
+	case req.Translator != nil:
+		return g.other(ctx, t, req)
 	case req.Stream:
 		st, err := g.chatStream(ctx, t, req)
 		return nil, st, err
@@ -75,4 +78,34 @@ func (g *Gateway) embed(ctx context.Context, t target, req *Request) (*provider.
 		return nil, errNoCapability(t.dep.Provider, "embeddings")
 	}
 	return e.Embed(ctx, t.request(req, req.Body))
+}
+
+// other answers a request made in another API (Messages, Responses):
+// natively when the upstream serves that API, else through its chat
+// translation, whose answer the request's Translator turns back.
+func (g *Gateway) other(ctx context.Context, t target, req *Request) (*provider.Response, provider.Stream, error) {
+	if f, ok := t.dep.Provider.(provider.Forwarder); ok && f.Forwards(req.Endpoint) {
+		r := t.request(req, req.Body)
+		if req.Stream {
+			st, err := f.ForwardStream(ctx, r)
+			return nil, st, err
+		}
+		resp, err := f.Forward(ctx, r)
+		return resp, nil, err
+	}
+	chat := *req
+	chat.Endpoint, chat.Body, chat.IncludeUsage = provider.EndpointChat, req.ChatBody, true
+	if req.Stream {
+		st, err := g.chatStream(ctx, t, &chat)
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, req.Translator.Stream(st), nil
+	}
+	resp, err := g.chat(ctx, t, &chat)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err = req.Translator.Response(resp)
+	return resp, nil, err
 }

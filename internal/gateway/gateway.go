@@ -146,6 +146,36 @@ type Request struct {
 	// embeddings dimensions, say): for the requested model it is the
 	// answer, a fallback failing it is skipped.
 	Check func(m *catalog.Model) error
+	// ChatBody is, for a request made in another API (EndpointMessages,
+	// EndpointResponses), its translation to a chat completions body with
+	// stream_options.include_usage set when it streams: what upstreams
+	// that do not serve that API natively receive, and what the limits
+	// and the context-window check read.
+	ChatBody []byte
+	// Translator turns those upstreams' chat answers back into the
+	// request's API; set with ChatBody.
+	Translator Translator
+}
+
+// Translator turns chat completions answers into the shape of the API a
+// request was made in, for upstreams that do not serve it natively.
+type Translator interface {
+	// Response turns a whole chat completion into the API's answer.
+	Response(resp *provider.Response) (*provider.Response, error)
+	// Stream turns a stream of chat completion chunks (ending with the
+	// usage chunk) into a stream of the API's events, each Next returning
+	// one event's data JSON, whose "type" names the event. A failure of
+	// st is returned as is, for the Writer to end the stream with.
+	Stream(st provider.Stream) provider.Stream
+}
+
+// chatBody is what the limits and the window check read of req: its chat
+// translation when it has one.
+func (req *Request) chatBody() []byte {
+	if req.ChatBody != nil {
+		return req.ChatBody
+	}
+	return req.Body
 }
 
 // Writer writes the answer in the client's dialect. Each method writes
@@ -212,6 +242,8 @@ var endpointModes = map[provider.Endpoint][]catalog.Mode{
 	provider.EndpointChat:       {catalog.ModeChat},
 	provider.EndpointCompletion: {catalog.ModeCompletion, catalog.ModeChat},
 	provider.EndpointEmbedding:  {catalog.ModeEmbedding},
+	provider.EndpointMessages:   {catalog.ModeChat},
+	provider.EndpointResponses:  {catalog.ModeChat},
 }
 
 // lookup resolves model id for the caller: a model that exists, is

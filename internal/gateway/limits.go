@@ -79,7 +79,7 @@ func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, h
 	if s.AccountRPM <= 0 && s.AccountTPM <= 0 && s.KeyRPM <= 0 && s.KeyTPM <= 0 {
 		return nil, nil
 	}
-	tokens := estimateTokens(req.Endpoint, req.Body, m, g.opt.OutputAllowance)
+	tokens := estimateTokens(req.Endpoint, req.chatBody(), m, g.opt.OutputAllowance)
 	out, err := g.opt.Rates.Reserve(ctx, s, tokens)
 	if err != nil {
 		g.opt.Log.Error("rate limiter", "id", requestID(req), "err", err)

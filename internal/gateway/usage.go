@@ -81,7 +81,7 @@ func (g *Gateway) newExchange(req *Request, rt *route.Table, m *catalog.Model, a
 	}
 	d := rt.Deployments(m)[0] // until an attempt says otherwise
 	x := &exchange{g: g, req: req, rt: rt, allow: allow, requested: m, model: m, access: access,
-		prompt: int64(len(req.Body)/4 + 1), rec: meter.Record{
+		prompt: int64(len(req.chatBody())/4 + 1), rec: meter.Record{
 			ID: recordID(start), RequestID: access.ID, Time: start,
 			AccountID: p.AccountID, KeyID: p.KeyID, Endpoint: req.Endpoint.String(),
 			Model: m.ID, RequestedModel: req.Model, Provider: d.Provider.Name(), UpstreamModel: d.UpstreamID,

@@ -41,7 +41,7 @@ func checkWindow(endpoint provider.Endpoint, body []byte, m *catalog.Model) erro
 	var n int
 	var param string
 	switch endpoint {
-	case provider.EndpointChat:
+	case provider.EndpointChat, provider.EndpointMessages, provider.EndpointResponses:
 		param, n = "messages", textTokens(gjson.GetBytes(body, "messages"))
 	case provider.EndpointCompletion:
 		param, n = "prompt", largestInput(gjson.GetBytes(body, "prompt"))
@@ -58,7 +58,7 @@ func checkWindow(endpoint provider.Endpoint, body []byte, m *catalog.Model) erro
 // of m's context-window fallbacks with a larger window that it may fit,
 // else the *ContextTooLong.
 func (g *Gateway) fitting(rt *route.Table, req *Request, m *catalog.Model, allow route.Allow) (*catalog.Model, error) {
-	err := checkWindow(req.Endpoint, req.Body, m)
+	err := checkWindow(req.Endpoint, req.chatBody(), m)
 	if err == nil {
 		return m, nil
 	}
@@ -85,7 +85,7 @@ func windowFallback(rt *route.Table, req *Request, requested, tooSmall *catalog.
 // req.Check accepts it; else nil.
 func usable(rt *route.Table, req *Request, id string, allow route.Allow) *catalog.Model {
 	m, err := lookup(rt, req.Endpoint, id, allow)
-	if err != nil || checkWindow(req.Endpoint, req.Body, m) != nil || req.Check != nil && req.Check(m) != nil {
+	if err != nil || checkWindow(req.Endpoint, req.chatBody(), m) != nil || req.Check != nil && req.Check(m) != nil {
 		return nil
 	}
 	return m

@@ -6,6 +6,8 @@ package provider
 import (
 	"context"
 	"net/http"
+
+	"github.com/switchyard-gw/switchyard/internal/catalog"
 )
 
 // Endpoint names an API operation.
@@ -16,6 +18,13 @@ const (
 	EndpointChat Endpoint = iota
 	EndpointCompletion
 	EndpointEmbedding
+	// EndpointMessages is Anthropic's Messages API served inbound: the
+	// request body is in that API's shape. Upstreams that serve it
+	// natively (Forwarder) get it as is; others get its chat translation.
+	EndpointMessages
+	// EndpointResponses is OpenAI's Responses API served inbound, as
+	// EndpointMessages.
+	EndpointResponses
 )
 
 func (e Endpoint) String() string {
@@ -26,6 +35,10 @@ func (e Endpoint) String() string {
 		return "completions"
 	case EndpointEmbedding:
 		return "embeddings"
+	case EndpointMessages:
+		return "messages"
+	case EndpointResponses:
+		return "responses"
 	}
 	return "unknown"
 }
@@ -51,6 +64,12 @@ type Request struct {
 	// MaxOutputTokens is the catalogue's output limit for the model (0
 	// when unknown), for upstreams that need max_tokens.
 	MaxOutputTokens int
+	// Reasoning is how the model's thinking is steered upstream: what a
+	// client's reasoning_effort becomes (docs/providers.md).
+	Reasoning catalog.Reasoning
+	// StructuredOutputs reports whether the upstream constrains output to
+	// a JSON schema natively (catalog.Model.StructuredOutputs).
+	StructuredOutputs bool
 }
 
 // Usage is token usage as reported by the upstream (or counted).
@@ -59,6 +78,9 @@ type Usage struct {
 	CompletionTokens int
 	TotalTokens      int
 	CachedTokens     int
+	// ReasoningTokens are the completion tokens spent thinking, part of
+	// CompletionTokens (and billed as output).
+	ReasoningTokens int
 	// Estimated reports counts made by the gateway, not the upstream.
 	Estimated bool
 }
@@ -118,4 +140,16 @@ type Prober interface {
 // Embedder answers embeddings.
 type Embedder interface {
 	Embed(ctx context.Context, r *Request) (*Response, error)
+}
+
+// Forwarder serves an inbound API that is the upstream's own (Anthropic's
+// Messages, OpenAI's Responses) natively: the client's body goes upstream
+// with only the model edited in place, and the answer comes back in that
+// API's shape — a whole JSON body, or a stream whose Next returns each
+// event's data JSON, whose "type" names the event.
+type Forwarder interface {
+	// Forwards reports whether the upstream serves e natively.
+	Forwards(e Endpoint) bool
+	Forward(ctx context.Context, r *Request) (*Response, error)
+	ForwardStream(ctx context.Context, r *Request) (Stream, error)
 }
