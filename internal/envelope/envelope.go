@@ -30,7 +30,7 @@ type wire struct {
 // Seal returns the envelope of blocks issued by provider (a provider
 // type such as "anthropic").
 func Seal(provider string, blocks json.RawMessage) string {
-	b, _ := json.Marshal(wire{P: provider, B: blocks}) // cannot fail: RawMessage is valid JSON or Marshal reports it below
+	b, _ := json.Marshal(wire{P: provider, B: blocks}) // invalid blocks give an envelope Open refuses
 	return Prefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
