@@ -86,6 +86,7 @@ func (g *Gateway) embed(ctx context.Context, t target, req *Request) (*provider.
 func (g *Gateway) other(ctx context.Context, t target, req *Request) (*provider.Response, provider.Stream, error) {
 	if f, ok := t.dep.Provider.(provider.Forwarder); ok && f.Forwards(req.Endpoint) {
 		r := t.request(req, req.Body)
+		r.Header = req.Header
 		if req.Stream {
 			st, err := f.ForwardStream(ctx, r)
 			return nil, st, err

@@ -155,6 +155,9 @@ type Request struct {
 	// Translator turns those upstreams' chat answers back into the
 	// request's API; set with ChatBody.
 	Translator Translator
+	// Header holds the client's headers that upstreams serving the API
+	// natively receive unchanged (provider.Request.Header).
+	Header http.Header
 }
 
 // Translator turns chat completions answers into the shape of the API a

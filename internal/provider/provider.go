@@ -70,6 +70,9 @@ type Request struct {
 	// StructuredOutputs reports whether the upstream constrains output to
 	// a JSON schema natively (catalog.Model.StructuredOutputs).
 	StructuredOutputs bool
+	// Header holds the client's headers a Forwarder passes on unchanged
+	// (anthropic-beta for Messages); nil for other requests.
+	Header http.Header
 }
 
 // Usage is token usage as reported by the upstream (or counted).
