@@ -21,7 +21,8 @@ type Record struct {
 	Time      time.Time `json:"time"` // when the request arrived
 	AccountID string    `json:"account_id"`
 	KeyID     string    `json:"key_id"`
-	// Endpoint is "chat.completions", "completions" or "embeddings".
+	// Endpoint is "chat.completions", "completions", "embeddings",
+	// "messages" or "responses" (provider.Endpoint.String).
 	Endpoint      string `json:"endpoint"`
 	Model         string `json:"model"`
 	Provider      string `json:"provider"`
