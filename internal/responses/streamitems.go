@@ -135,7 +135,8 @@ func (s *stream) closePart(m *messageItem) {
 }
 
 // toolCall takes one tool call fragment: the open call's goes out at
-// once, another's is kept until the open one is done.
+// once, another's is kept until the end unless it can follow the open
+// one at once.
 func (s *stream) toolCall(tc gjson.Result) {
 	k := int(tc.Get("index").Int())
 	id, name, args := tc.Get("id").Str, tc.Get("function.name").Str, tc.Get("function.arguments").Str
@@ -144,7 +145,10 @@ func (s *stream) toolCall(tc gjson.Result) {
 	case live && s.liveCall == k:
 		s.argsDelta(args)
 		return
-	case !live && s.pending[k] == nil && !s.emitted[k]:
+	case s.pending[k] == nil && !s.emitted[k] && (!live || gjson.Valid(s.buf.String())):
+		// A new call starts while nothing else, or a call whose arguments
+		// are already whole JSON, is open: sequential calls stream live;
+		// an upstream that interleaves them gets the later ones kept.
 		s.inCalls = true
 		s.openCall(k, id, name)
 		s.argsDelta(args)
