@@ -160,8 +160,8 @@ func (s *stream) end() {
 		s.close(s.itemStatus())
 	}
 	s.flushLate()
-	if len(s.items) == 0 {
-		s.openMessage()
+	if len(s.items) == 0 { // an empty answer is an empty message, as in Response
+		s.part("output_text")
 		s.close(s.itemStatus())
 	}
 	s.x.finish(s.finish, s.tier, s.t.now().Unix())
