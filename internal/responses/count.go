@@ -34,13 +34,14 @@ func (r *Request) CountInputTokens() int {
 		if c.Type == gjson.String {
 			text.WriteString(c.Str)
 		}
-		c.ForEach(func(_, p gjson.Result) bool {
-			text.WriteString(p.Get("text").Str)
-			if p.Get("type").Str != "text" {
-				images++
+		if c.IsArray() {
+			for _, p := range c.Array() {
+				text.WriteString(p.Get("text").Str)
+				if p.Get("type").Str == "image_url" {
+					images++
+				}
 			}
-			return true
-		})
+		}
 		text.WriteString(m.Get("refusal").Str)
 		m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
 			text.WriteString(tc.Get("function.name").Str)
