@@ -1,4 +1,6 @@
-package mock
+// Package jsonschema builds sample values that satisfy a JSON Schema, for
+// the mock provider and the fake upstreams.
+package jsonschema
 
 import (
 	"math"
@@ -10,9 +12,13 @@ import (
 // maxDepth bounds how deep example follows nested and recursive schemas.
 const maxDepth = 8
 
-// sampleString is the string the mock puts where a schema asks for any
+// sampleString is the string Example puts where a schema asks for any
 // string.
 const sampleString = "Paris"
+
+// Example returns a value that satisfies the JSON schema s (nil for an
+// empty schema): see example.
+func Example(s gjson.Result) any { return example(s, s, 0) }
 
 // example returns a value that satisfies the JSON schema s, resolving
 // local references ("#/$defs/x") against root: the const, else the first
