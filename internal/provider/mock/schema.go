@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 
@@ -183,4 +184,13 @@ func formatSample(format string) string {
 		return "P1D"
 	}
 	return sampleString
+}
+
+// ExampleJSON returns JSON that satisfies the JSON schema (local $refs
+// resolved, as example does); fake upstreams answer structured-output
+// requests with it.
+func ExampleJSON(schema []byte) []byte {
+	s := gjson.ParseBytes(schema)
+	b, _ := json.Marshal(example(s, s, 0)) // values decoded from JSON always marshal
+	return b
 }

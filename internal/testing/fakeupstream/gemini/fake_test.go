@@ -130,6 +130,20 @@ func TestStrict(t *testing.T) {
 		{"candidates", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"generationConfig":{"candidateCount":9}}`, 400, "candidateCount"},
 		{"unknown generation field", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"generationConfig":{"max_tokens":3}}`, 400, `Unknown name "max_tokens"`},
 		{"no alt=sse", "gemini-2.5-flash", DefaultKey, valid, 400, "alt=sse"},
+		{"budget and level", "gemini-3-flash-preview", DefaultKey, thinkingBody(`"thinkingBudget":1024,"thinkingLevel":"low"`), 400, "only set one of thinking budget and thinking level"},
+		{"budget under pro's range", "gemini-2.5-pro", DefaultKey, thinkingBody(`"thinkingBudget":0`), 400, "range [128, 32768]"},
+		{"budget over flash's range", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingBudget":32768`), 400, "range [0, 24576]"},
+		{"budget under flash-lite's range", "gemini-2.5-flash-lite", DefaultKey, thinkingBody(`"thinkingBudget":256`), 400, "range [512, 24576]"},
+		{"budget not an integer", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingBudget":"1024"`), 400, "thinking_budget"},
+		{"level on 2.5", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingLevel":"low"`), 400, "Thinking level is not supported"},
+		{"minimal on pro", "gemini-3.1-pro-preview", DefaultKey, thinkingBody(`"thinkingLevel":"minimal"`), 400, "thinking_level"},
+		{"unknown level", "gemini-3-flash-preview", DefaultKey, thinkingBody(`"thinkingLevel":"max"`), 400, "thinking_level"},
+		{"thinking on 2.0", "gemini-2.0-flash", DefaultKey, thinkingBody(`"includeThoughts":true`), 400, "Thinking is not supported"},
+		{"includeThoughts not a boolean", "gemini-2.5-flash", DefaultKey, thinkingBody(`"includeThoughts":"yes"`), 400, "include_thoughts"},
+		{"unknown thinking field", "gemini-2.5-flash", DefaultKey, thinkingBody(`"budget":1`), 400, `Unknown name "budget"`},
+		{"JSON Schema keyword Gemini lacks", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"type":"object","properties":{"a":{"type":"string","minLength":1}}}`), 400, `unsupported JSON Schema keyword "minLength"`},
+		{"keyword beside $ref", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"$defs":{"A":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/A","description":"d"}}}`), 400, `a schema with $ref may not have "description"`},
+		{"boolean enum", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"enum":[true]}`), 400, "enum values must be strings or numbers"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			action := tt.model + ":generateContent"
@@ -239,6 +253,14 @@ func TestStream(t *testing.T) {
 			[]string{`call f STOP`}},
 		{"blocked", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"fake:blocked"}]}]}`, false,
 			[]string{`blocked PROHIBITED_CONTENT`}},
+		{"thoughts", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":2,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}}}`, false,
+			[]string{`thought "**Reading the request**\n" -`, `thought "The user wrote: Hi" -`, `"You" -`, `" said:" MAX_TOKENS`}},
+		{"thoughts hidden", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":1,"thinkingConfig":{"thinkingBudget":1024}}}`, false,
+			[]string{`"You" MAX_TOKENS`}},
+		{"thoughts before gemini 3 calls", "gemini-3-flash-preview", `{"contents":[{"role":"user","parts":[{"text":"x"}]}],` + fTool + `,"generationConfig":{"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"LOW"}}}`, false,
+			[]string{`thought "**Reading the request**\n" -`, `thought "The user wrote: x" -`, `call f signed -`, `"" STOP`}},
+		{"thoughts before gemini 2 calls", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"x"}]}],` + fTool + `,"generationConfig":{"thinkingConfig":{"includeThoughts":true}}}`, false,
+			[]string{`thought "**Reading the request**\n" -`, `thought "The user wrote: x" -`, `call f STOP`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := start(t, Options{LF: tt.lf})
@@ -273,6 +295,9 @@ func summary(ev gjson.Result) string {
 	c := ev.Get("candidates.0")
 	p := c.Get("content.parts.0")
 	s := p.Get("text").Raw
+	if p.Get("thought").Bool() {
+		s = "thought " + s
+	}
 	if fc := p.Get("functionCall"); fc.Exists() {
 		s = "call " + fc.Get("name").Str
 		if p.Get("thoughtSignature").Exists() {
