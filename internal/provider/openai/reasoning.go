@@ -1,0 +1,41 @@
+package openai
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// historyFields are the gateway's chat extension for reasoning carried
+// in assistant messages (another upstream's thinking, handed back by the
+// client). OpenAI-compatible hosts do not take them: strict ones refuse
+// unknown message fields.
+var historyFields = []string{"reasoning_content", "thinking_blocks"}
+
+// stripReasoning deletes the extension's fields from every message,
+// leaving the rest of the body byte for byte. A body that does not name
+// them is returned as is, without being parsed.
+func stripReasoning(body []byte) ([]byte, error) {
+	if !bytes.Contains(body, []byte(`"reasoning_content"`)) && !bytes.Contains(body, []byte(`"thinking_blocks"`)) {
+		return body, nil
+	}
+	var paths []string
+	gjson.GetBytes(body, "messages").ForEach(func(i, m gjson.Result) bool {
+		for _, f := range historyFields {
+			if m.Get(f).Exists() {
+				paths = append(paths, "messages."+strconv.Itoa(int(i.Int()))+"."+f)
+			}
+		}
+		return true
+	})
+	for _, p := range paths {
+		var err error
+		if body, err = sjson.DeleteBytes(body, p); err != nil { // copies: the client's body is untouched
+			return nil, fmt.Errorf("strip %s: %w", p, err)
+		}
+	}
+	return body, nil
+}
