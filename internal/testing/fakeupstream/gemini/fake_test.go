@@ -90,13 +90,15 @@ const callTurn = `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}
 
 const fTool = `"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"object","properties":{"a":{"type":"string"}}}}]}]`
 
+// strictCase is a request the fake refuses.
+type strictCase struct {
+	name, model, key, body string
+	status                 int
+	want                   string // in the error message
+}
+
 func TestStrict(t *testing.T) {
-	s := start(t, Options{})
-	for _, tt := range []struct {
-		name, model, key, body string
-		status                 int
-		want                   string // in the error message
-	}{
+	checkStrict(t, []strictCase{
 		{"no key", "gemini-2.5-flash", "", valid, 403, "unregistered callers"},
 		{"wrong key", "gemini-2.5-flash", "nope", valid, 400, "API key not valid"},
 		{"unknown model", "gemini-9.9-pro", DefaultKey, valid, 404, "models/gemini-9.9-pro is not found"},
@@ -130,21 +132,14 @@ func TestStrict(t *testing.T) {
 		{"candidates", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"generationConfig":{"candidateCount":9}}`, 400, "candidateCount"},
 		{"unknown generation field", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"generationConfig":{"max_tokens":3}}`, 400, `Unknown name "max_tokens"`},
 		{"no alt=sse", "gemini-2.5-flash", DefaultKey, valid, 400, "alt=sse"},
-		{"budget and level", "gemini-3-flash-preview", DefaultKey, thinkingBody(`"thinkingBudget":1024,"thinkingLevel":"low"`), 400, "only set one of thinking budget and thinking level"},
-		{"budget under pro's range", "gemini-2.5-pro", DefaultKey, thinkingBody(`"thinkingBudget":0`), 400, "range [128, 32768]"},
-		{"budget over flash's range", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingBudget":32768`), 400, "range [0, 24576]"},
-		{"budget under flash-lite's range", "gemini-2.5-flash-lite", DefaultKey, thinkingBody(`"thinkingBudget":256`), 400, "range [512, 24576]"},
-		{"budget not an integer", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingBudget":"1024"`), 400, "thinking_budget"},
-		{"level on 2.5", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingLevel":"low"`), 400, "Thinking level is not supported"},
-		{"minimal on pro", "gemini-3.1-pro-preview", DefaultKey, thinkingBody(`"thinkingLevel":"minimal"`), 400, "thinking_level"},
-		{"unknown level", "gemini-3-flash-preview", DefaultKey, thinkingBody(`"thinkingLevel":"max"`), 400, "thinking_level"},
-		{"thinking on 2.0", "gemini-2.0-flash", DefaultKey, thinkingBody(`"includeThoughts":true`), 400, "Thinking is not supported"},
-		{"includeThoughts not a boolean", "gemini-2.5-flash", DefaultKey, thinkingBody(`"includeThoughts":"yes"`), 400, "include_thoughts"},
-		{"unknown thinking field", "gemini-2.5-flash", DefaultKey, thinkingBody(`"budget":1`), 400, `Unknown name "budget"`},
-		{"JSON Schema keyword Gemini lacks", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"type":"object","properties":{"a":{"type":"string","minLength":1}}}`), 400, `unsupported JSON Schema keyword "minLength"`},
-		{"keyword beside $ref", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"$defs":{"A":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/A","description":"d"}}}`), 400, `a schema with $ref may not have "description"`},
-		{"boolean enum", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"enum":[true]}`), 400, "enum values must be strings or numbers"},
-	} {
+	})
+}
+
+// checkStrict posts each case to a fresh fake and checks its refusal.
+func checkStrict(t *testing.T, cases []strictCase) {
+	t.Helper()
+	s := start(t, Options{})
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			action := tt.model + ":generateContent"
 			if tt.name == "no alt=sse" {
@@ -218,97 +213,6 @@ func TestAnswerFunctionCall(t *testing.T) {
 	if diff := cmp.Diff(`The function get_weather returned {"t":1}.`, gjson.GetBytes(r.body, "candidates.0.content.parts.0.text").Str); diff != "" {
 		t.Errorf("answer to the response (-want +got):\n%s", diff)
 	}
-}
-
-// events splits a stream body into its data payloads, checking framing.
-func events(t *testing.T, body []byte, sep string) []gjson.Result {
-	t.Helper()
-	if !bytes.HasSuffix(body, []byte(sep)) {
-		t.Fatalf("stream does not end with %q: %q", sep, body)
-	}
-	var out []gjson.Result
-	for _, ev := range strings.Split(strings.TrimSuffix(string(body), sep), sep) {
-		data, ok := strings.CutPrefix(ev, "data: ")
-		if !ok || !gjson.Valid(data) || strings.ContainsAny(data, "\r\n") {
-			t.Fatalf("bad event %q", ev)
-		}
-		out = append(out, gjson.Parse(data))
-	}
-	return out
-}
-
-func TestStream(t *testing.T) {
-	for _, tt := range []struct {
-		name, model, body string
-		lf                bool
-		want              []string // one summary per event
-	}{
-		{"text", "gemini-2.0-flash", `{"contents":[{"role":"user","parts":[{"text":"Hi there"}]}],"generationConfig":{"maxOutputTokens":4}}`, false,
-			[]string{`"You" -`, `" said:" -`, `" Hi" -`, `" there" MAX_TOKENS`}},
-		{"lf", "gemini-2.0-flash", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":2}}`, true,
-			[]string{`"You" -`, `" said:" MAX_TOKENS`}},
-		{"gemini 3 calls", "gemini-3-flash-preview", `{"contents":[{"role":"user","parts":[{"text":"fake:parallel"}]}],` + fTool + `}`, false,
-			[]string{`call f signed -`, `call f -`, `"" STOP`}},
-		{"gemini 2 calls", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"x"}]}],` + fTool + `}`, false,
-			[]string{`call f STOP`}},
-		{"blocked", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"fake:blocked"}]}]}`, false,
-			[]string{`blocked PROHIBITED_CONTENT`}},
-		{"thoughts", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":2,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}}}`, false,
-			[]string{`thought "**Reading the request**\n" -`, `thought "The user wrote: Hi" -`, `"You" -`, `" said:" MAX_TOKENS`}},
-		{"thoughts hidden", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":1,"thinkingConfig":{"thinkingBudget":1024}}}`, false,
-			[]string{`"You" MAX_TOKENS`}},
-		{"thoughts before gemini 3 calls", "gemini-3-flash-preview", `{"contents":[{"role":"user","parts":[{"text":"x"}]}],` + fTool + `,"generationConfig":{"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"LOW"}}}`, false,
-			[]string{`thought "**Reading the request**\n" -`, `thought "The user wrote: x" -`, `call f signed -`, `"" STOP`}},
-		{"thoughts before gemini 2 calls", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"x"}]}],` + fTool + `,"generationConfig":{"thinkingConfig":{"includeThoughts":true}}}`, false,
-			[]string{`thought "**Reading the request**\n" -`, `thought "The user wrote: x" -`, `call f STOP`}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := start(t, Options{LF: tt.lf})
-			r := post(t, s, tt.model+":streamGenerateContent?alt=sse", DefaultKey, tt.body)
-			if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
-				t.Fatalf("status %d %s", r.status, r.body)
-			}
-			sep := "\r\n\r\n"
-			if tt.lf {
-				sep = "\n\n"
-			}
-			var got []string
-			evs := events(t, r.body, sep)
-			for _, ev := range evs {
-				got = append(got, summary(ev))
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("events (-want +got):\n%s", diff)
-			}
-			last := evs[len(evs)-1].Get("usageMetadata")
-			if !last.Get("totalTokenCount").Exists() || !last.Get("promptTokenCount").Exists() {
-				t.Errorf("last event usage %s", last.Raw)
-			}
-		})
-	}
-}
-
-func summary(ev gjson.Result) string {
-	if b := ev.Get("promptFeedback.blockReason"); b.Exists() {
-		return "blocked " + b.Str
-	}
-	c := ev.Get("candidates.0")
-	p := c.Get("content.parts.0")
-	s := p.Get("text").Raw
-	if p.Get("thought").Bool() {
-		s = "thought " + s
-	}
-	if fc := p.Get("functionCall"); fc.Exists() {
-		s = "call " + fc.Get("name").Str
-		if p.Get("thoughtSignature").Exists() {
-			s += " signed"
-		}
-	}
-	f := c.Get("finishReason").Str
-	if f == "" {
-		f = "-"
-	}
-	return s + " " + f
 }
 
 func TestTriggers(t *testing.T) {

@@ -17,6 +17,27 @@ func jsonSchemaBody(schema string) string {
 	return `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":` + schema + `}}`
 }
 
+// TestStrictThinking: thinkingConfig and responseJsonSchema as Gemini
+// checks them.
+func TestStrictThinking(t *testing.T) {
+	checkStrict(t, []strictCase{
+		{"budget and level", "gemini-3-flash-preview", DefaultKey, thinkingBody(`"thinkingBudget":1024,"thinkingLevel":"low"`), 400, "only set one of thinking budget and thinking level"},
+		{"budget under pro's range", "gemini-2.5-pro", DefaultKey, thinkingBody(`"thinkingBudget":0`), 400, "range [128, 32768]"},
+		{"budget over flash's range", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingBudget":32768`), 400, "range [0, 24576]"},
+		{"budget under flash-lite's range", "gemini-2.5-flash-lite", DefaultKey, thinkingBody(`"thinkingBudget":256`), 400, "range [512, 24576]"},
+		{"budget not an integer", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingBudget":"1024"`), 400, "thinking_budget"},
+		{"level on 2.5", "gemini-2.5-flash", DefaultKey, thinkingBody(`"thinkingLevel":"low"`), 400, "Thinking level is not supported"},
+		{"minimal on pro", "gemini-3.1-pro-preview", DefaultKey, thinkingBody(`"thinkingLevel":"minimal"`), 400, "thinking_level"},
+		{"unknown level", "gemini-3-flash-preview", DefaultKey, thinkingBody(`"thinkingLevel":"max"`), 400, "thinking_level"},
+		{"thinking on 2.0", "gemini-2.0-flash", DefaultKey, thinkingBody(`"includeThoughts":true`), 400, "Thinking is not supported"},
+		{"includeThoughts not a boolean", "gemini-2.5-flash", DefaultKey, thinkingBody(`"includeThoughts":"yes"`), 400, "include_thoughts"},
+		{"unknown thinking field", "gemini-2.5-flash", DefaultKey, thinkingBody(`"budget":1`), 400, `Unknown name "budget"`},
+		{"JSON Schema keyword Gemini lacks", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"type":"object","properties":{"a":{"type":"string","minLength":1}}}`), 400, `unsupported JSON Schema keyword "minLength"`},
+		{"keyword beside $ref", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"$defs":{"A":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/A","description":"d"}}}`), 400, `a schema with $ref may not have "description"`},
+		{"boolean enum", "gemini-2.5-flash", DefaultKey, jsonSchemaBody(`{"enum":[true]}`), 400, "enum values must be strings or numbers"},
+	})
+}
+
 // TestThoughts: with includeThoughts the whole answer starts with a
 // thought part and reports thoughtsTokenCount; a budget of 0 stops the
 // thinking, and with it the thoughts.
