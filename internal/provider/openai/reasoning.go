@@ -19,7 +19,7 @@ var historyFields = []string{"reasoning_content", "thinking_blocks"}
 // leaving the rest of the body byte for byte. A body that does not name
 // them is returned as is, without being parsed.
 func stripReasoning(body []byte) ([]byte, error) {
-	if !bytes.Contains(body, []byte(`"reasoning_content"`)) && !bytes.Contains(body, []byte(`"thinking_blocks"`)) {
+	if !mentions(body, `_content"`, `"reasoning_content"`) && !mentions(body, `_blocks"`, `"thinking_blocks"`) {
 		return body, nil
 	}
 	var paths []string
@@ -38,4 +38,12 @@ func stripReasoning(body []byte) ([]byte, error) {
 		}
 	}
 	return body, nil
+}
+
+// mentions reports whether body holds name. The search starts with tail,
+// which begins with '_': rare in chat text, so bytes.Index skips through
+// it at memory speed where a leading '"' or letter would stop it at every
+// string or word.
+func mentions(body []byte, tail, name string) bool {
+	return bytes.Contains(body, []byte(tail)) && bytes.Contains(body, []byte(name))
 }
