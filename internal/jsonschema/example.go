@@ -3,6 +3,7 @@
 package jsonschema
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 
@@ -189,4 +190,13 @@ func formatSample(format string) string {
 		return "P1D"
 	}
 	return sampleString
+}
+
+// ExampleJSON returns JSON that satisfies the JSON schema (local $refs
+// resolved, as example does); fake upstreams answer structured-output
+// requests with it.
+func ExampleJSON(schema []byte) []byte {
+	s := gjson.ParseBytes(schema)
+	b, _ := json.Marshal(example(s, s, 0)) // values decoded from JSON always marshal
+	return b
 }
