@@ -47,7 +47,7 @@ func TestForwardBody(t *testing.T) {
 			turn(`{"type":"redacted_thinking","data":"`+env+`"}`, `{"type":"redacted_thinking","data":"EmwK"}`, text),
 			turn(`{"type":"redacted_thinking","data":"EmwK"}`, text)},
 		{"envelope in text only", "claude-sonnet-4-5", "claude-sonnet-4-5",
-			turn(`{"type":"text","text":"`+env+`"}`), turn(`{"type":"text","text":"`+env+`"}`)},
+			turn(`{"type":"text","text":"` + env + `"}`), turn(`{"type":"text","text":"` + env + `"}`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
