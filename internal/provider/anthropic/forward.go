@@ -44,9 +44,7 @@ func (c *Client) Forward(ctx context.Context, r *provider.Request) (*provider.Re
 	}
 	var u usage
 	u.read(root.Get("usage"))
-	pu := u.provider()
-	pu.ReasoningTokens = thinkingTokens(root.Get("usage"))
-	return &provider.Response{Body: r.NameModel(b, "model", root.Get("model")), Usage: pu, Header: h}, nil
+	return &provider.Response{Body: r.NameModel(b, "model", root.Get("model")), Usage: u.provider(), Header: h}, nil
 }
 
 // passedHeader is what of the client's headers goes upstream unchanged:
@@ -57,12 +55,6 @@ func passedHeader(r *provider.Request) http.Header {
 		return nil
 	}
 	return http.Header{"Anthropic-Beta": v}
-}
-
-// thinkingTokens reads usage.output_tokens_details.thinking_tokens, when
-// the upstream sends it (0 otherwise).
-func thinkingTokens(u gjson.Result) int {
-	return int(max(u.Get("output_tokens_details.thinking_tokens").Int(), 0))
 }
 
 // forwardBody is the client's body for the upstream: the upstream's model

@@ -33,18 +33,17 @@ func (c *Client) ForwardStream(ctx context.Context, r *provider.Request) (provid
 // relay passes an upstream Messages stream on event by event, reading
 // the usage as it goes.
 type relay struct {
-	ctx       context.Context
-	cancel    context.CancelFunc
-	body      io.ReadCloser
-	rd        *sse.Reader
-	name      string
-	r         *provider.Request
-	usage     usage
-	reasoning int
-	delta     bool // message_delta came: the output count is final
-	stopped   bool // message_stop came
-	err       error
-	sent      tokens.Text // what the deltas said, for a cut stream's usage
+	ctx     context.Context
+	cancel  context.CancelFunc
+	body    io.ReadCloser
+	rd      *sse.Reader
+	name    string
+	r       *provider.Request
+	usage   usage
+	delta   bool // message_delta came: the output count is final
+	stopped bool // message_stop came
+	err     error
+	sent    tokens.Text // what the deltas said, for a cut stream's usage
 }
 
 // Next returns the next event's data JSON; io.EOF after message_stop. An
@@ -88,9 +87,7 @@ func (s *relay) event(name string, data []byte) ([]byte, error) {
 		s.sent.Add(d.Get("thinking").Str)
 		s.sent.Add(d.Get("partial_json").Str)
 	case "message_delta":
-		u := root.Get("usage")
-		s.usage.read(u)
-		s.reasoning = max(s.reasoning, thinkingTokens(u))
+		s.usage.read(root.Get("usage"))
 		s.delta = true
 	case "message_stop":
 		s.stopped = true
@@ -107,7 +104,6 @@ func (s *relay) event(name string, data []byte) ([]byte, error) {
 // estimate.
 func (s *relay) Usage() provider.Usage {
 	u := s.usage.provider()
-	u.ReasoningTokens = s.reasoning
 	if s.delta {
 		return u
 	}
