@@ -155,14 +155,15 @@ func stopReason(finish string, refused bool) string {
 }
 
 // messageID returns a Messages ID for a chat completion ID: msg_ and the
-// ID's letters, digits and underscores, or random ones.
+// ID's letters, digits and underscores (without a chatcmpl- or msg_
+// prefix), or random ones.
 func messageID(chatID string) string {
 	id := strings.Map(func(r rune) rune {
 		if r < 128 && validID(string(r)) && r != '-' {
 			return r
 		}
 		return -1
-	}, strings.TrimPrefix(chatID, "chatcmpl-"))
+	}, strings.TrimPrefix(strings.TrimPrefix(chatID, "chatcmpl-"), "msg_"))
 	if id == "" {
 		id = rand.Text()
 	}
