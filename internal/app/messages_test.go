@@ -246,3 +246,34 @@ func TestMessagesRateLimited(t *testing.T) {
 		t.Errorf("body keys %v, want type, error, request_id", b)
 	}
 }
+
+// TestMessagesKeyHeaders: a key in x-api-key or Authorization: Bearer
+// passes; when both are sent and differ, x-api-key decides.
+func TestMessagesKeyHeaders(t *testing.T) {
+	_, g := upstreamGateway(t, fakeopenai.Options{}, nil)
+	key, _ := g.newKey(t, "msgkeys@example.com")
+	bad := "sk-switchyard-" + strings.Repeat("b", 32)
+	tests := []struct {
+		apiKey, bearer string
+		status         int
+	}{
+		{key, "", 200},
+		{"", key, 200},
+		{key, key, 200},
+		{key, bad, 200},
+		{bad, key, 401},
+	}
+	for _, tt := range tests {
+		hdr := anthropicHeaders(tt.apiKey)
+		if tt.apiKey == "" {
+			delete(hdr, "x-api-key")
+		}
+		if tt.bearer != "" {
+			hdr["Authorization"] = "Bearer " + tt.bearer
+		}
+		resp, _, raw := do(t, "POST", g.URL+"/v1/messages", hdr, messagesBody("gpt-4o-mini", "Hi", false))
+		if resp.StatusCode != tt.status {
+			t.Errorf("x-api-key %t, bearer %t: %d %s", tt.apiKey == key, tt.bearer == key, resp.StatusCode, raw)
+		}
+	}
+}
