@@ -15,7 +15,7 @@ import (
 func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(body []byte) (*gateway.Request, *Error), aw *answer) {
 	body, release, e := h.readBody(w, r)
 	if e != nil {
-		WriteError(w, e)
+		aw.d().writeError(w, r, e)
 		return
 	}
 	defer release()
@@ -25,11 +25,11 @@ func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(
 		rec.Model = req.Model
 	}
 	if e != nil {
-		WriteError(w, e)
+		aw.d().writeError(w, r, e)
 		return
 	}
 	if h.opt.Gateway == nil {
-		WriteError(w, ModelNotFound())
+		aw.d().writeError(w, r, ModelNotFound())
 		return
 	}
 	req.Principal, _ = auth.FromContext(r.Context())

@@ -56,6 +56,8 @@ func New(opt Options) *Handler {
 	h.route("POST /v1/embeddings", h.authed(h.embeddings))
 	h.route("GET /v1/models", h.authed(h.listModels))
 	h.route("GET /v1/models/{model...}", h.authed(h.getModel))
+	h.route("POST /v1/messages", h.authedBy(h.anthropicKey, messagesDialect{}, h.messages))
+	h.route("POST /v1/messages/count_tokens", h.authedBy(h.anthropicKey, messagesDialect{}, h.countTokens))
 	h.mux.HandleFunc("/", notFound)
 	return h
 }
@@ -87,24 +89,10 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 		Message: "Unknown request URL: " + r.Method + " " + r.URL.Path + ". Please check the URL for typos."})
 }
 
-// authed runs fn only for a request with a valid, active key.
+// authed runs fn only for a request with a valid, active key in its
+// Authorization header.
 func (h *Handler) authed(fn http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		values := r.Header.Values("Authorization")
-		header := ""
-		if len(values) == 1 {
-			header = values[0]
-		} else if len(values) > 1 {
-			header = "Bearer -" // several headers: malformed
-		}
-		p, err := h.opt.Auth.Authenticate(r.Context(), header)
-		if err != nil {
-			WriteError(w, h.authError(r, err))
-			return
-		}
-		server.RecordFrom(r.Context()).Account = p.AccountID
-		fn(w, r.WithContext(auth.NewContext(r.Context(), p)))
-	}
+	return h.authedBy(authorization, openAI{}, fn)
 }
 
 // authError maps an authentication failure to its response. The message
