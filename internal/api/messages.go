@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/tidwall/gjson"
@@ -50,23 +51,38 @@ func (h *Handler) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.serveModel(w, r, func(body []byte) (*gateway.Request, *Error) {
-		mr, err := messages.Parse(body)
-		if err != nil {
-			return &gateway.Request{Model: gjson.GetBytes(body, "model").Str}, messagesBadRequest(err)
-		}
-		chat, err := mr.Chat()
-		if err != nil {
-			return nil, serverError(http.StatusInternalServerError, "The server had an error while processing your request.")
-		}
 		hdr := http.Header{}
 		for _, k := range forwardedHeaders {
 			if v := r.Header.Values(k); len(v) > 0 {
 				hdr[k] = append([]string(nil), v...)
 			}
 		}
+		mr, err := messages.Parse(body)
+		if err != nil {
+			return nativeOnly(body, hdr, err)
+		}
+		chat, err := mr.Chat()
+		if err != nil {
+			return nil, serverError(http.StatusInternalServerError, "The server had an error while processing your request.")
+		}
 		return &gateway.Request{Endpoint: provider.EndpointMessages, Model: mr.Model, Stream: mr.Stream,
 			Body: body, ChatBody: chat, Translator: mr.Translator(), Header: hdr}, nil
 	}, &answer{dialect: messagesDialect{}})
+}
+
+// nativeOnly returns, for a body Parse refused with err, the request that
+// only an upstream serving Messages natively (Anthropic) may answer, when
+// err is about such a feature (a server tool) and the body names its
+// model; else err as the client's 400.
+func nativeOnly(body []byte, hdr http.Header, err error) (*gateway.Request, *Error) {
+	model := gjson.GetBytes(body, "model")
+	var me *messages.Error
+	if !errors.As(err, &me) || !me.NativeOnly || model.Type != gjson.String || model.Str == "" {
+		return &gateway.Request{Model: model.Str}, messagesBadRequest(err)
+	}
+	return &gateway.Request{Endpoint: provider.EndpointMessages, Model: model.Str,
+		Stream: gjson.GetBytes(body, "stream").Type == gjson.True, Body: body, Header: hdr,
+		ChatErr: &gateway.ErrUnsupported{Param: me.Param, Message: me.Error()}}, nil
 }
 
 // countTokens answers POST /v1/messages/count_tokens with an estimate for

@@ -277,3 +277,23 @@ func TestMessagesKeyHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesServerTools: a request with one of Anthropic's server tools
+// goes natively to a Claude model's upstream, and is refused, naming the
+// tool, for a model whose upstream cannot run it.
+func TestMessagesServerTools(t *testing.T) {
+	_, g := upstreamGateway(t, fakeopenai.Options{}, nil)
+	key, _ := g.newKey(t, "msgserver@example.com")
+	body := func(model string) string {
+		return fmt.Sprintf(`{"model":%q,"max_tokens":64,"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":2}],"messages":[{"role":"user","content":"Hi"}]}`, model)
+	}
+	resp, _, raw := do(t, "POST", g.URL+"/v1/messages", anthropicHeaders(key), body("claude-sonnet-4-5"))
+	if resp.StatusCode != http.StatusOK || gjson.Get(raw, "type").Str != "message" {
+		t.Fatalf("claude-sonnet-4-5: %d %s, want a message", resp.StatusCode, raw)
+	}
+	resp, _, raw = do(t, "POST", g.URL+"/v1/messages", anthropicHeaders(key), body("gemini-2.5-flash"))
+	e := anthropicError(t, resp, raw, http.StatusBadRequest, "invalid_request_error")
+	if !strings.Contains(e.Get("message").Str, "tools.0.type") {
+		t.Errorf("gemini-2.5-flash: message %q, want it to name tools.0.type", e.Get("message").Str)
+	}
+}

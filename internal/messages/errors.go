@@ -8,6 +8,10 @@ import "fmt"
 type Error struct {
 	Param   string
 	Message string
+	// NativeOnly reports a feature only Anthropic itself serves (its
+	// server tools and their blocks): the request is fine for a Claude
+	// model forwarded natively, and refused for any other.
+	NativeOnly bool
 }
 
 // Error returns the message as Anthropic phrases it: "param: message".
@@ -21,6 +25,12 @@ func (e *Error) Error() string {
 // errorf returns an *Error for param.
 func errorf(param, format string, args ...any) error {
 	return &Error{Param: param, Message: fmt.Sprintf(format, args...)}
+}
+
+// nativeOnlyf returns an *Error for param that only a native upstream
+// lifts.
+func nativeOnlyf(param, format string, args ...any) error {
+	return &Error{Param: param, Message: fmt.Sprintf(format, args...), NativeOnly: true}
 }
 
 // path joins a parent path and a key or index the Anthropic way.

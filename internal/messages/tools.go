@@ -32,7 +32,7 @@ func clientTool(t gjson.Result, p string) (chatTool, error) {
 		return chatTool{}, errorf(p, "Input should be a valid dictionary")
 	}
 	if typ := t.Get("type"); typ.Exists() && typ.Type != gjson.Null && typ.Str != "custom" {
-		return chatTool{}, errorf(path(p, "type"), "tool type '%s' is one of Anthropic's server tools, which this model's upstream does not offer: only client tools (name, description, input_schema) can be used", typ.String())
+		return chatTool{}, nativeOnlyf(path(p, "type"), "tool type '%s' is one of Anthropic's server tools, which this model's upstream does not offer: only client tools (name, description, input_schema) can be used", typ.String())
 	}
 	name, err := str(t.Get("name"), path(p, "name"), true)
 	if err == nil && name == "" {

@@ -198,7 +198,7 @@ func badBlockType(b gjson.Result, p string) error {
 	case t.Type != gjson.String:
 		return errorf(path(p, "type"), "Input should be a valid string")
 	case serverBlocks[t.Str]:
-		return errorf(path(p, "type"), "`%s` blocks belong to Anthropic's server tools, which this model's upstream does not offer", t.Str)
+		return nativeOnlyf(path(p, "type"), "`%s` blocks belong to Anthropic's server tools, which this model's upstream does not offer", t.Str)
 	}
 	return errorf(path(p, "type"), "Input tag '%s' found using 'type' is not allowed here", t.Str)
 }
