@@ -189,6 +189,7 @@ func TestMessagesErrors(t *testing.T) {
 		{"no anthropic-version", "/v1/messages", without(anthropicHeaders(key), "anthropic-version"), body, 400, "invalid_request_error", "anthropic-version: header is required"},
 		{"no max_tokens", "/v1/messages", anthropicHeaders(key), `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}]}`, 400, "invalid_request_error", "max_tokens: Field required"},
 		{"server tool", "/v1/messages", anthropicHeaders(key), `{"model":"gpt-4o-mini","max_tokens":5,"tools":[{"type":"web_search_20250305","name":"web_search"}],"messages":[{"role":"user","content":"Hi"}]}`, 400, "invalid_request_error", "tools.0.type"},
+		{"budget over max_tokens", "/v1/messages", anthropicHeaders(key), `{"model":"gpt-4o-mini","max_tokens":1024,"thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":"Hi"}]}`, 400, "invalid_request_error", "max_tokens"},
 		{"unknown model", "/v1/messages", anthropicHeaders(key), messagesBody("claude-sonnet-9", "Hi", false), 404, "not_found_error", "Model not found"},
 		{"unknown model stream", "/v1/messages", anthropicHeaders(key), messagesBody("claude-sonnet-9", "Hi", true), 404, "not_found_error", "Model not found"},
 		{"count unknown model", "/v1/messages/count_tokens", anthropicHeaders(key), `{"model":"claude-sonnet-9","messages":[{"role":"user","content":"Hi"}]}`, 404, "not_found_error", "Model not found"},

@@ -142,7 +142,10 @@ func parseThinking(r *Request, root gjson.Result) error {
 }
 
 // thinkingBudget checks an enabled thinking's budget_tokens: at least
-// 1024 and, for a Messages request, below max_tokens.
+// 1024 and, for a Messages request, below max_tokens — except on
+// Anthropic itself, where the interleaved-thinking beta lifts that rule
+// for tool use (Claude Code sends it), so a larger budget is left for the
+// native upstream to judge.
 func thinkingBudget(v gjson.Result, maxTokens int) (int, error) {
 	budget, ok, err := integer(v.Get("budget_tokens"), "thinking.budget_tokens", 1024)
 	switch {
@@ -151,7 +154,7 @@ func thinkingBudget(v gjson.Result, maxTokens int) (int, error) {
 	case !ok:
 		return 0, errorf("thinking.budget_tokens", "Field required")
 	case maxTokens > 0 && budget >= maxTokens:
-		return 0, errorf("max_tokens", "`max_tokens` must be greater than `thinking.budget_tokens`")
+		return 0, nativeOnlyf("max_tokens", "`max_tokens` must be greater than `thinking.budget_tokens`")
 	}
 	return budget, nil
 }
