@@ -66,20 +66,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 // other method, a 405 in the error shape.
 func (h *Handler) route(pattern string, fn http.HandlerFunc) {
 	method, path, _ := strings.Cut(pattern, " ")
-	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		server.RecordFrom(r.Context()).Route = pattern
-		fn(w, r)
-	})
-	allow := method
-	if method == http.MethodGet {
-		allow = "GET, HEAD"
-	}
-	h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-		server.RecordFrom(r.Context()).Route = path
-		w.Header().Set("Allow", allow)
-		WriteError(w, &Error{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error", Code: "method_not_allowed",
-			Message: "Method " + r.Method + " is not allowed for " + r.URL.Path + " (allowed: " + allow + ")."})
-	})
+	h.routeMethods(path, methodFn{method, fn})
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {
