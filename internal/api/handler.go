@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/auth"
@@ -33,6 +34,12 @@ type Options struct {
 	// at once (server.max_body_bytes_in_flight); past it requests get 503
 	// with Retry-After. 0: unbounded.
 	MaxBodyBytesInFlight int64
+	// Responses keeps the Responses API's answers (store:true) for
+	// retrieval and previous_response_id; nil keeps none.
+	Responses ResponseStore
+	// ResponseRetention is how long a stored response is kept (default
+	// 720h).
+	ResponseRetention time.Duration
 }
 
 // Handler serves the /v1 API and the health endpoints.
@@ -40,6 +47,8 @@ type Handler struct {
 	opt    Options
 	mux    *http.ServeMux
 	bodies bodyBytes
+	// saveFailures counts the responses that could not be stored.
+	saveFailures atomic.Int64
 }
 
 // New returns the API handler with its routes.
@@ -49,6 +58,9 @@ func New(opt Options) *Handler {
 	}
 	h := &Handler{opt: opt, mux: http.NewServeMux()}
 	h.bodies.max = opt.MaxBodyBytesInFlight
+	if opt.ResponseRetention <= 0 {
+		h.opt.ResponseRetention = 720 * time.Hour
+	}
 	h.route("GET /healthz", h.healthz)
 	h.route("GET /readyz", h.readyz)
 	h.route("POST /v1/chat/completions", h.authed(h.chat))
@@ -56,6 +68,7 @@ func New(opt Options) *Handler {
 	h.route("POST /v1/embeddings", h.authed(h.embeddings))
 	h.route("GET /v1/models", h.authed(h.listModels))
 	h.route("GET /v1/models/{model...}", h.authed(h.getModel))
+	h.responsesRoutes()
 	h.mux.HandleFunc("/", notFound)
 	return h
 }
