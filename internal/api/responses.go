@@ -26,11 +26,11 @@ import (
 func (h *Handler) createResponse(w http.ResponseWriter, r *http.Request) {
 	aw := &responseAnswer{}
 	h.serveModel(w, r, func(body []byte) (*gateway.Request, *Error) {
-		req, context, e := h.parseResponse(r.Context(), body)
+		req, turns, e := h.parseResponse(r.Context(), body)
 		if e != nil {
 			return nil, e
 		}
-		native, err := nativeResponseBody(body, context)
+		native, err := nativeResponseBody(body, turns)
 		if err != nil {
 			return nil, badRequest("", "invalid_json", "We could not parse the JSON body of your request.")
 		}
@@ -40,7 +40,7 @@ func (h *Handler) createResponse(w http.ResponseWriter, r *http.Request) {
 		}
 		now := time.Now()
 		id := newResponseID()
-		aw.prepare(r.Context(), req.PreviousResponseID, req.Store, now, h.opt.ResponseRetention, context)
+		aw.prepare(r.Context(), req.PreviousResponseID, req.Store, now, h.opt.ResponseRetention, turns)
 		return &gateway.Request{Endpoint: provider.EndpointResponses, Model: req.Model, Stream: req.Stream,
 			Body: native, ChatBody: chat, Translator: req.NewTranslator(id, now.Unix())}, nil
 	}, aw)
@@ -68,9 +68,9 @@ func (h *Handler) responseInputTokens(w http.ResponseWriter, r *http.Request) {
 }
 
 // parseResponse validates a create request's body and loads the context
-// its previous_response_id continues. context is every item before the
+// its previous_response_id continues. turns are every item before the
 // response: the continued chain's, then the request's input.
-func (h *Handler) parseResponse(ctx context.Context, body []byte) (*responses.Request, []json.RawMessage, *Error) {
+func (h *Handler) parseResponse(ctx context.Context, body []byte) (req *responses.Request, turns []json.RawMessage, e *Error) {
 	req, err := responses.Parse(body)
 	if err != nil {
 		return nil, nil, fieldError(err)
@@ -147,8 +147,8 @@ func principal(ctx context.Context) auth.Principal {
 // has none of the gateway's stored responses), store is off (the
 // gateway stores), and reasoning.encrypted_content is included so that
 // reasoning items survive into the next turn without upstream state.
-func nativeResponseBody(body []byte, context []json.RawMessage) ([]byte, error) {
-	input, err := itemsJSON(context)
+func nativeResponseBody(body []byte, turns []json.RawMessage) ([]byte, error) {
+	input, err := itemsJSON(turns)
 	if err != nil {
 		return nil, fmt.Errorf("native body: input: %w", err)
 	}

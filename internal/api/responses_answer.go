@@ -25,9 +25,9 @@ type responseAnswer struct {
 	previousID string
 	store      bool
 	// row is what is stored with the answer (account, key, times);
-	// context is the whole input before it.
-	row     StoredResponse
-	context []json.RawMessage
+	// turns are the whole input before it.
+	row   StoredResponse
+	turns []json.RawMessage
 
 	// The stream's last sequence number sent, its response.created event,
 	// and its terminal event, held back until the answer is stored.
@@ -43,9 +43,9 @@ const saveTimeout = 5 * time.Second
 
 // prepare readies a for a request of the caller in ctx, made at now.
 func (a *responseAnswer) prepare(ctx context.Context, previousID string, store bool, now time.Time,
-	retention time.Duration, context []json.RawMessage) {
+	retention time.Duration, turns []json.RawMessage) {
 	p := principal(ctx)
-	a.previousID, a.store, a.context = previousID, store, context
+	a.previousID, a.store, a.turns = previousID, store, turns
 	a.row = StoredResponse{AccountID: p.AccountID, KeyID: p.KeyID, CreatedAt: now, ExpiresAt: now.Add(retention),
 		PreviousResponseID: previousID}
 }
@@ -162,7 +162,7 @@ func (a *responseAnswer) save(resp []byte) {
 		row.OutputItems = []byte("[]")
 	}
 	var err error
-	if row.InputItems, err = itemsJSON(a.context); err == nil {
+	if row.InputItems, err = itemsJSON(a.turns); err == nil {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(a.r.Context()), saveTimeout)
 		err = a.h.opt.Responses.SaveResponse(ctx, row)
 		cancel()

@@ -21,6 +21,12 @@ type itemList struct {
 	HasMore bool              `json:"has_more"`
 }
 
+// textPart is a message's text content part.
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
 // listQuery is the paging of an item list: limit 1–100 (default 20),
 // order asc or desc (default desc, newest first), after an item's ID.
 type listQuery struct {
@@ -99,7 +105,7 @@ func listed(l []json.RawMessage, responseID string) {
 			if x.Get("role").Str == "assistant" {
 				part = "output_text"
 			}
-			if b, err := sjson.SetBytes(it, "content", []map[string]string{{"type": part, "text": c.Str}}); err == nil {
+			if b, err := sjson.SetBytes(it, "content", []textPart{{part, c.Str}}); err == nil {
 				l[i] = b
 			}
 		}
