@@ -22,6 +22,40 @@ type answer struct {
 	// embeddings reports an embeddings answer, whose vectors are encoded
 	// as the client asked: base64 or float arrays.
 	embeddings, base64 bool
+	// dialect frames errors and streams; nil: OpenAI's.
+	dialect dialect
+}
+
+// dialect is what differs between the APIs the gateway serves in how
+// they answer: the error body, and a stream's events and end.
+type dialect interface {
+	// writeError writes e as the whole response.
+	writeError(w http.ResponseWriter, r *http.Request, e *Error)
+	// event writes one event of a stream, data being its JSON.
+	event(sw *sse.Writer, data []byte) error
+	// done ends a stream that completed.
+	done(sw *sse.Writer) error
+	// errorEvent ends a stream that failed after it started.
+	errorEvent(sw *sse.Writer, r *http.Request, e *Error) error
+}
+
+// openAI is the dialect of the OpenAI-compatible endpoints.
+type openAI struct{}
+
+func (openAI) writeError(w http.ResponseWriter, _ *http.Request, e *Error) { WriteError(w, e) }
+func (openAI) event(sw *sse.Writer, data []byte) error                     { return sw.Data(data) }
+func (openAI) done(sw *sse.Writer) error                                   { return sw.Done() }
+
+func (openAI) errorEvent(sw *sse.Writer, _ *http.Request, e *Error) error {
+	return sw.Data(e.Body()[:len(e.Body())-1]) // without the newline
+}
+
+// d returns the answer's dialect.
+func (a *answer) d() dialect {
+	if a.dialect == nil {
+		return openAI{}
+	}
+	return a.dialect
 }
 
 var _ gateway.Writer = (*answer)(nil)
@@ -36,7 +70,7 @@ func (a *answer) Error(err error, end func(gateway.Outcome)) {
 		a.w.WriteHeader(statusClientClosed)
 		return
 	}
-	WriteError(a.w, e)
+	a.d().writeError(a.w, a.r, e)
 }
 
 // Response writes a complete answer, recorded first.
@@ -60,38 +94,14 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 
 // Stream relays a stream to the client chunk by chunk, flushing each.
 // A failure before the first byte is an ordinary JSON error with a status;
-// after it, a final data: {"error":…} event and no [DONE].
-func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
-	a.relay(st, end, chatEvents{})
-}
-
-// events frames a stream's chunks for the client.
-type events interface {
-	// send writes one chunk (it may hold it back for last).
-	send(sw *sse.Writer, chunk []byte) error
-	// last writes the end of a complete stream, once it is recorded.
-	last(sw *sse.Writer)
-	// failed writes the end of a stream that failed after it started.
-	failed(sw *sse.Writer, e *Error)
-}
-
-// chatEvents frames OpenAI's chat and completion streams: data: lines,
-// then [DONE], or a data: {"error":…} event when the stream fails.
-type chatEvents struct{}
-
-func (chatEvents) send(sw *sse.Writer, chunk []byte) error { return sw.Data(chunk) }
-func (chatEvents) last(sw *sse.Writer)                     { sw.Done() }
-func (chatEvents) failed(sw *sse.Writer, e *Error)         { sw.Data(e.Body()[:len(e.Body())-1]) } // without the newline
-
-// relay relays st to the client through ev, flushing each event. A
-// failure before the first byte is an ordinary JSON error with a status;
-// after it, ev's error events.
+// after it, a final error event (OpenAI: data: {"error":…}) and no end
+// of stream ([DONE], message_stop).
 //
-// The usage is recorded before the stream's last bytes are written: before
-// ev.last, before the error events, or when the client has gone (partial
+// The usage is recorded before the stream's last bytes are written: at
+// [DONE], before the error event, or when the client has gone (partial
 // usage, flagged cancelled). A stream the gateway's shutdown cut sends its
-// error events first and is recorded right after, as partial usage.
-func (a *answer) relay(st provider.Stream, end func(gateway.Outcome), ev events) {
+// error event first and is recorded right after, as partial usage.
+func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
@@ -103,51 +113,45 @@ func (a *answer) relay(st provider.Stream, end func(gateway.Outcome), ev events)
 			if !sw.Started() {
 				w.WriteHeader(http.StatusOK)
 			}
-			ev.last(sw)
+			a.d().done(sw)
 			return
 		}
 		if err != nil {
-			a.streamFailed(sw, err, end, ev)
+			if !sw.Started() {
+				resetStreamHeaders(w)
+				a.Error(err, end)
+				return
+			}
+			a.h.opt.Log.Warn("stream failed after it started", "id", server.RecordFrom(r.Context()).ID, "err", err)
+			e, cut := errorFor(r, w.Header(), err), r.Context().Err() != nil
+			gone := cut && !shuttingDown(r)
+			if gone {
+				e.Status, e.Type = statusClientClosed, ""
+			}
+			out := gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: cut}
+			if cut && !gone {
+				// Shutdown: the connection closes soon, and counting the
+				// partial usage may take a while (the tokenizer's first
+				// load), so the client's event goes first; the stream's
+				// progress line covers a crash in between.
+				a.d().errorEvent(sw, r, e)
+				end(out)
+				return
+			}
+			end(out)
+			if !gone {
+				a.d().errorEvent(sw, r, e)
+			}
 			return
 		}
 		// A client that stops reading must not hold the stream (and the
 		// upstream call) forever.
 		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-		if err := ev.send(sw, chunk); err != nil {
+		if err := a.d().event(sw, chunk); err != nil {
 			// The client went away; closing the stream cancels upstream.
 			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 			return
 		}
-	}
-}
-
-// streamFailed ends a stream whose upstream failed with err.
-func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcome), ev events) {
-	w, r := a.w, a.r
-	if !sw.Started() {
-		resetStreamHeaders(w)
-		a.Error(err, end)
-		return
-	}
-	a.h.opt.Log.Warn("stream failed after it started", "id", server.RecordFrom(r.Context()).ID, "err", err)
-	e, cut := errorFor(r, w.Header(), err), r.Context().Err() != nil
-	gone := cut && !shuttingDown(r)
-	if gone {
-		e.Status, e.Type = statusClientClosed, ""
-	}
-	out := gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: cut}
-	if cut && !gone {
-		// Shutdown: the connection closes soon, and counting the partial
-		// usage may take a while (the tokenizer's first load), so the
-		// client's events go first; the stream's progress line covers a
-		// crash in between.
-		ev.failed(sw, e)
-		end(out)
-		return
-	}
-	end(out)
-	if !gone {
-		ev.failed(sw, e)
 	}
 }
 

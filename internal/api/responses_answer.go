@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -36,15 +37,20 @@ type responseAnswer struct {
 	held    []byte
 }
 
-var _ gateway.Writer = (*responseAnswer)(nil)
+var (
+	_ gateway.Writer = (*responseAnswer)(nil)
+	_ dialect        = (*responseAnswer)(nil)
+)
 
 // saveTimeout bounds storing one answer.
 const saveTimeout = 5 * time.Second
 
-// prepare readies a for a request of the caller in ctx, made at now.
+// prepare readies a for a request of the caller in ctx, made at now:
+// its stream's events go through a's own dialect.
 func (a *responseAnswer) prepare(ctx context.Context, previousID string, store bool, now time.Time,
 	retention time.Duration, turns []json.RawMessage) {
 	p := principal(ctx)
+	a.dialect = a
 	a.previousID, a.store, a.turns = previousID, store, turns
 	a.row = StoredResponse{AccountID: p.AccountID, KeyID: p.KeyID, CreatedAt: now, ExpiresAt: now.Add(retention),
 		PreviousResponseID: previousID}
@@ -57,17 +63,18 @@ func (a *responseAnswer) Response(resp *provider.Response, end func(gateway.Outc
 	a.answer.Response(resp, end)
 }
 
-// Stream relays the answer's events, each framed with its type.
-func (a *responseAnswer) Stream(st provider.Stream, end func(gateway.Outcome)) {
-	a.relay(st, end, a)
-}
-
 // lifecycle lists the events that carry the Response object.
 var lifecycle = map[string]bool{"response.created": true, "response.queued": true, "response.in_progress": true,
 	"response.completed": true, "response.incomplete": true, "response.failed": true}
 
-// send writes one event; a terminal one is held back for last.
-func (a *responseAnswer) send(sw *sse.Writer, chunk []byte) error {
+// writeError writes e in OpenAI's shape.
+func (a *responseAnswer) writeError(w http.ResponseWriter, _ *http.Request, e *Error) {
+	WriteError(w, e)
+}
+
+// event writes one event named by its type; a terminal one is held back
+// for done.
+func (a *responseAnswer) event(sw *sse.Writer, chunk []byte) error {
 	typ := gjson.GetBytes(chunk, "type").Str
 	if lifecycle[typ] {
 		chunk = a.echo(chunk, "response.")
@@ -90,24 +97,25 @@ func (a *responseAnswer) send(sw *sse.Writer, chunk []byte) error {
 	return a.write(sw, chunk)
 }
 
-// last stores the answer and then sends its terminal event.
-func (a *responseAnswer) last(sw *sse.Writer) {
+// done stores the answer and then sends its terminal event.
+func (a *responseAnswer) done(sw *sse.Writer) error {
 	if a.held == nil {
-		return
+		return nil
 	}
 	a.save([]byte(gjson.GetBytes(a.held, "response").Raw))
-	a.write(sw, a.held)
+	return a.write(sw, a.held)
 }
 
-// failed ends a stream that failed after it started with an error event
-// and response.failed.
-func (a *responseAnswer) failed(sw *sse.Writer, e *Error) {
+// errorEvent ends a stream that failed after it started with an error
+// event and response.failed.
+func (a *responseAnswer) errorEvent(sw *sse.Writer, _ *http.Request, e *Error) error {
 	a.held = nil
 	for _, ev := range failedEvents(int(a.seq), a.created, e) {
-		if a.write(sw, ev) != nil {
-			return
+		if err := a.write(sw, ev); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 // write sends one event named by its type.
