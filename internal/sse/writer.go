@@ -56,10 +56,10 @@ func (w *Writer) Data(b []byte) error {
 	return w.send()
 }
 
-// Event writes "event: " + name + "\ndata: " + b + "\n\n" and flushes: a
-// named event, as the Responses and Messages APIs frame theirs. Neither
-// name nor b may contain a line break; if one does, Event writes nothing
-// and returns an error.
+// Event writes "event: " + name + "\n" + "data: " + b + "\n\n" and flushes:
+// an event clients dispatch by name (Anthropic's Messages stream). Neither
+// may contain a line break; if one does, Event writes nothing and returns
+// an error.
 func (w *Writer) Event(name string, b []byte) error {
 	if strings.ContainsAny(name, "\r\n") || bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
 		return errLineBreak
