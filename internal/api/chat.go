@@ -14,6 +14,8 @@ import (
 type modelWriter interface {
 	gateway.Writer
 	bind(h *Handler, w http.ResponseWriter, r *http.Request)
+	// d is the dialect its errors are written in.
+	d() dialect
 }
 
 func (a *answer) bind(h *Handler, w http.ResponseWriter, r *http.Request) { a.h, a.w, a.r = h, w, r }
@@ -24,7 +26,7 @@ func (a *answer) bind(h *Handler, w http.ResponseWriter, r *http.Request) { a.h,
 func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(body []byte) (*gateway.Request, *Error), aw modelWriter) {
 	body, release, e := h.readBody(w, r)
 	if e != nil {
-		WriteError(w, e)
+		aw.d().writeError(w, r, e)
 		return
 	}
 	defer release()
@@ -34,11 +36,11 @@ func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(
 		rec.Model = req.Model
 	}
 	if e != nil {
-		WriteError(w, e)
+		aw.d().writeError(w, r, e)
 		return
 	}
 	if h.opt.Gateway == nil {
-		WriteError(w, ModelNotFound())
+		aw.d().writeError(w, r, ModelNotFound())
 		return
 	}
 	req.Principal, _ = auth.FromContext(r.Context())
