@@ -61,76 +61,93 @@ var responseIDPattern = regexp.MustCompile(`^resp_[0-9a-f]{48}$`)
 // and is gone once deleted; no other account sees it.
 func TestResponsesStoreAndContinue(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
-		up := fakeopenai.Start(fakeopenai.Options{})
-		t.Cleanup(up.Close)
-		g := startWith(t, b.URL, map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, nil)
-		c := g.respClient(t, "resp@example.com")
-
-		first := c.create(`{"model":"gpt-4o-mini","instructions":"Be brief.","input":"What is the capital of France?"}`)
-		id := first.Get("id").Str
-		if !responseIDPattern.MatchString(id) || first.Get("status").Str != "completed" || !first.Get("store").Bool() ||
-			first.Get("previous_response_id").Type != gjson.Null {
-			t.Fatalf("first response %s", first.Raw)
-		}
-		answer := first.Get("output.#(type==\"message\").content.0.text").Str
-		if answer == "" {
-			t.Fatalf("no output text in %s", first.Raw)
-		}
-		if status, raw := c.call("GET", "/v1/responses/"+id, ""); status != 200 || raw != first.Raw {
-			t.Errorf("GET: %d %s\nwant the created object %s", status, raw, first.Raw)
-		}
-
-		second := c.create(`{"model":"gpt-4o-mini","previous_response_id":"` + id + `","input":[{"role":"user","content":"And of Italy?"}]}`)
-		if second.Get("previous_response_id").Str != id || !responseIDPattern.MatchString(second.Get("id").Str) {
-			t.Errorf("second response %s", second.Raw)
-		}
-		var sent struct {
-			Messages []struct {
-				Role    string
-				Content json.RawMessage
-			}
-		}
-		if err := json.Unmarshal(up.Last().Body, &sent); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, m := range sent.Messages {
-			got = append(got, m.Role+": "+textOf(m.Content))
-		}
-		// The first turn's instructions are not carried over; its input
-		// and output are.
-		want := []string{"user: What is the capital of France?", "assistant: " + answer, "user: And of Italy?"}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("messages sent upstream for the continuation (-want +got):\n%s", diff)
-		}
-
-		secondID := second.Get("id").Str
-		checkInputItems(t, c, secondID, answer)
-
-		other := g.respClient(t, "other@example.com")
-		status, raw := other.call("GET", "/v1/responses/"+id, "")
-		wantError(t, "another account's GET", status, raw, 404, "response_id", "")
-		if msg := gjson.Get(raw, "error.message").Str; msg != "Response with id '"+id+"' not found." {
-			t.Errorf("404 message %q", msg)
-		}
-		status, raw = other.call("POST", "/v1/responses", `{"model":"gpt-4o-mini","previous_response_id":"`+id+`","input":"hi"}`)
-		wantError(t, "another account's previous_response_id", status, raw, 400, "previous_response_id", "previous_response_not_found")
-		status, raw = other.call("DELETE", "/v1/responses/"+id, "")
-		wantError(t, "another account's DELETE", status, raw, 404, "response_id", "")
-
-		status, raw = c.call("DELETE", "/v1/responses/"+secondID, "")
-		if want := `{"id":"` + secondID + `","object":"response","deleted":true}`; status != 200 || strings.TrimSpace(raw) != want {
-			t.Errorf("DELETE: %d %s, want %s", status, raw, want)
-		}
-		status, raw = c.call("GET", "/v1/responses/"+secondID, "")
-		wantError(t, "GET after DELETE", status, raw, 404, "response_id", "")
-		status, raw = c.call("DELETE", "/v1/responses/"+secondID, "")
-		wantError(t, "DELETE again", status, raw, 404, "response_id", "")
-		// The first response is still there.
-		if status, _ := c.call("GET", "/v1/responses/"+id, ""); status != 200 {
-			t.Errorf("the first response after the second's DELETE: %d", status)
-		}
+		// A Llama model on an OpenAI-compatible host goes through the
+		// chat translation; gpt-4o-mini to OpenAI's own Responses API.
+		t.Run("translated", func(t *testing.T) { storeAndContinue(t, b, "llama-3.3-70b-instruct", responseIDPattern) })
+		t.Run("native", func(t *testing.T) { storeAndContinue(t, b, "gpt-4o-mini", regexp.MustCompile(`^resp_fake[0-9]+$`)) })
 	})
+}
+
+// storeAndContinue runs TestResponsesStoreAndContinue for model, whose
+// response IDs match ids.
+func storeAndContinue(t *testing.T, b storetest.Backend, model string, ids *regexp.Regexp) {
+	t.Helper()
+	up := fakeopenai.Start(fakeopenai.Options{})
+	t.Cleanup(up.Close)
+	g := startWith(t, b.URL, map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key",
+		"TOGETHER_BASE_URL": up.URL, "TOGETHER_API_KEY": "test-upstream-key"}, nil)
+	c := g.respClient(t, "resp@example.com")
+	create := func(body string) gjson.Result { return c.create(strings.Replace(body, "MODEL", model, 1)) }
+
+	first := create(`{"model":"MODEL","instructions":"Be brief.","input":"What is the capital of France?"}`)
+	id := first.Get("id").Str
+	if !ids.MatchString(id) || first.Get("status").Str != "completed" || !first.Get("store").Bool() ||
+		first.Get("previous_response_id").Type != gjson.Null {
+		t.Fatalf("first response %s", first.Raw)
+	}
+	answer := first.Get("output.#(type==\"message\").content.0.text").Str
+	if answer == "" {
+		t.Fatalf("no output text in %s", first.Raw)
+	}
+	if status, raw := c.call("GET", "/v1/responses/"+id, ""); status != 200 || raw != first.Raw {
+		t.Errorf("GET: %d %s\nwant the created object %s", status, raw, first.Raw)
+	}
+
+	second := create(`{"model":"MODEL","previous_response_id":"` + id + `","input":[{"role":"user","content":"And of Italy?"}]}`)
+	if second.Get("previous_response_id").Str != id || !ids.MatchString(second.Get("id").Str) {
+		t.Errorf("second response %s", second.Raw)
+	}
+	// Chat messages, or the native Responses body's input items.
+	var sent struct {
+		Messages, Input []struct {
+			Role    string
+			Content json.RawMessage
+		}
+		PreviousResponseID *string `json:"previous_response_id"`
+	}
+	if err := json.Unmarshal(up.Last().Body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if sent.PreviousResponseID != nil {
+		t.Errorf("previous_response_id went upstream: %s", up.Last().Body)
+	}
+	var got []string
+	for _, m := range append(sent.Messages, sent.Input...) {
+		got = append(got, m.Role+": "+textOf(m.Content))
+	}
+	// The first turn's instructions are not carried over; its input
+	// and output are.
+	want := []string{"user: What is the capital of France?", "assistant: " + answer, "user: And of Italy?"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages sent upstream for the continuation (-want +got):\n%s", diff)
+	}
+
+	secondID := second.Get("id").Str
+	checkInputItems(t, c, secondID, answer)
+
+	other := g.respClient(t, "other@example.com")
+	status, raw := other.call("GET", "/v1/responses/"+id, "")
+	wantError(t, "another account's GET", status, raw, 404, "response_id", "")
+	if msg := gjson.Get(raw, "error.message").Str; msg != "Response with id '"+id+"' not found." {
+		t.Errorf("404 message %q", msg)
+	}
+	status, raw = other.call("POST", "/v1/responses", `{"model":"`+model+`","previous_response_id":"`+id+`","input":"hi"}`)
+	wantError(t, "another account's previous_response_id", status, raw, 400, "previous_response_id", "previous_response_not_found")
+	status, raw = other.call("DELETE", "/v1/responses/"+id, "")
+	wantError(t, "another account's DELETE", status, raw, 404, "response_id", "")
+
+	status, raw = c.call("DELETE", "/v1/responses/"+secondID, "")
+	if want := `{"id":"` + secondID + `","object":"response","deleted":true}`; status != 200 || strings.TrimSpace(raw) != want {
+		t.Errorf("DELETE: %d %s, want %s", status, raw, want)
+	}
+	status, raw = c.call("GET", "/v1/responses/"+secondID, "")
+	wantError(t, "GET after DELETE", status, raw, 404, "response_id", "")
+	status, raw = c.call("DELETE", "/v1/responses/"+secondID, "")
+	wantError(t, "DELETE again", status, raw, 404, "response_id", "")
+	// The first response is still there.
+	if status, _ := c.call("GET", "/v1/responses/"+id, ""); status != 200 {
+		t.Errorf("the first response after the second's DELETE: %d", status)
+	}
 }
 
 // textOf returns a chat message content's text (string or text parts).
