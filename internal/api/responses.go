@@ -34,15 +34,22 @@ func (h *Handler) createResponse(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, badRequest("", "invalid_json", "We could not parse the JSON body of your request.")
 		}
-		chat, err := req.Chat()
-		if err != nil {
-			return &gateway.Request{Model: req.Model}, fieldError(err)
-		}
 		now := time.Now()
-		id := newResponseID()
+		gr := &gateway.Request{Endpoint: provider.EndpointResponses, Model: req.Model, Stream: req.Stream, Body: native}
+		chat, err := req.Chat()
+		var fe *responses.FieldError
+		switch {
+		case errors.As(err, &fe) && fe.NativeOnly:
+			// Only OpenAI's own Responses API serves it: other models'
+			// upstreams refuse it, naming the field.
+			gr.ChatErr = &gateway.ErrUnsupported{Param: fe.Param, Message: fe.Message, Code: fe.Code}
+		case err != nil:
+			return &gateway.Request{Model: req.Model}, fieldError(err)
+		default:
+			gr.ChatBody, gr.Translator = chat, req.NewTranslator(newResponseID(), now.Unix())
+		}
 		aw.prepare(r.Context(), req.PreviousResponseID, req.Store, now, h.opt.ResponseRetention, turns)
-		return &gateway.Request{Endpoint: provider.EndpointResponses, Model: req.Model, Stream: req.Stream,
-			Body: native, ChatBody: chat, Translator: req.NewTranslator(id, now.Unix())}, nil
+		return gr, nil
 	}, aw)
 }
 

@@ -288,6 +288,9 @@ func (e *ErrWrongEndpoint) Error() string {
 type ErrUnsupported struct {
 	Param   string
 	Message string
+	// Code is the error code the client gets; "" is
+	// "unsupported_parameter".
+	Code string
 }
 
 func (e *ErrUnsupported) Error() string { return e.Message }
