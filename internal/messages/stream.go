@@ -147,6 +147,11 @@ func (s *stream) start(k blockKind, empty any) {
 	s.index++
 	s.open = k
 	s.emit(blockStart{Type: "content_block_start", Index: s.index, ContentBlock: empty})
+	if s.index == 0 {
+		// Anthropic sends one ping after the first block starts; clients
+		// that count on seeing one (as a keep-alive) get it here too.
+		s.queue = append(s.queue, []byte(`{"type":"ping"}`))
+	}
 }
 
 func (s *stream) delta(d any) {
