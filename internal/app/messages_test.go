@@ -298,3 +298,18 @@ func TestMessagesServerTools(t *testing.T) {
 		t.Errorf("gemini-2.5-flash: message %q, want it to name tools.0.type", e.Get("message").Str)
 	}
 }
+
+// TestMessagesReasoningModel: a Messages request's max_tokens reaches an
+// OpenAI reasoning model as max_completion_tokens, the only form those
+// models take (the e2e suite found max_tokens refused).
+func TestMessagesReasoningModel(t *testing.T) {
+	up, g := upstreamGateway(t, fakeopenai.Options{}, nil)
+	key, _ := g.newKey(t, "msgreason@example.com")
+	resp, _, raw := do(t, "POST", g.URL+"/v1/messages", anthropicHeaders(key), messagesBody("gpt-5.4-mini", "Say hello", false))
+	if resp.StatusCode != http.StatusOK || gjson.Get(raw, "type").Str != "message" {
+		t.Fatalf("gpt-5.4-mini: %d %s, want a message", resp.StatusCode, raw)
+	}
+	if sent := up.Last().Body; gjson.GetBytes(sent, "max_completion_tokens").Int() != 256 || gjson.GetBytes(sent, "max_tokens").Exists() {
+		t.Errorf("sent upstream %s, want max_completion_tokens 256 and no max_tokens", sent)
+	}
+}

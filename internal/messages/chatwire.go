@@ -6,9 +6,11 @@ import "encoding/json"
 // fields are written.
 
 type chatRequest struct {
-	Model             string          `json:"model"`
-	Messages          []chatMessage   `json:"messages"`
-	MaxTokens         int             `json:"max_tokens"`
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	// MaxTokens goes as max_completion_tokens, the only form OpenAI's
+	// reasoning models take (every chat adapter reads it).
+	MaxTokens         int             `json:"max_completion_tokens"`
 	Temperature       json.RawMessage `json:"temperature,omitempty"`
 	TopP              json.RawMessage `json:"top_p,omitempty"`
 	Stop              []string        `json:"stop,omitempty"`

@@ -120,13 +120,13 @@ func TestParseTranslates(t *testing.T) {
 	tests := []struct {
 		name, body, field, want string
 	}{
-		{"max_tokens 0 asks for 1", with("max_tokens", "0"), "max_tokens", `1`},
+		{"max_tokens 0 asks for 1", with("max_tokens", "0"), "max_completion_tokens", `1`},
 		{"any is required", with("tools", `[{"name":"f","input_schema":{"type":"object"},"strict":true}]`, "tool_choice", `{"type":"any","disable_parallel_tool_use":true}`), "tool_choice", `"required"`},
 		{"strict kept", with("tools", `[{"name":"f","input_schema":{"type":"object"},"strict":true}]`), "tools.0.function.strict", `true`},
 		{"no parallel", with("tools", `[{"name":"f","input_schema":{"type":"object"}}]`, "tool_choice", `{"type":"auto","disable_parallel_tool_use":true}`), "parallel_tool_calls", `false`},
 		{"named tool", with("tools", `[{"name":"f","input_schema":{"type":"object"}}]`, "tool_choice", `{"type":"tool","name":"f"}`), "tool_choice", `{"type":"function","function":{"name":"f"}}`},
 		{"none", with("tool_choice", `{"type":"none"}`), "tool_choice", `"none"`},
-		{"top_k dropped", with("top_k", "5", "top_p", "0.9"), "@this", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"Hi"}],"max_tokens":1024,"top_p":0.9}`},
+		{"top_k dropped", with("top_k", "5", "top_p", "0.9"), "@this", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"Hi"}],"max_completion_tokens":1024,"top_p":0.9}`},
 		{"stop", with("stop_sequences", `["END","STOP"]`), "stop", `["END","STOP"]`},
 		{"budget low", with("max_tokens", "4096", "thinking", `{"type":"enabled","budget_tokens":1024}`), "reasoning_effort", `"low"`},
 		{"budget high", with("max_tokens", "32000", "thinking", `{"type":"enabled","budget_tokens":16000}`), "reasoning_effort", `"high"`},
@@ -143,7 +143,7 @@ func TestParseTranslates(t *testing.T) {
 			"messages", `[{"role":"tool","content":"see","tool_call_id":"call:0"},{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://x/i.png"}},{"type":"text","text":"Go on"}]}]`},
 		{"mid-conversation system", with("messages", `[{"role":"user","content":"a"},{"role":"system","content":[{"type":"text","text":"Be brief."}]}]`), "messages.1", `{"role":"system","content":"Be brief."}`},
 		{"thinking only assistant", with("messages", `[{"role":"assistant","content":[{"type":"redacted_thinking","data":"Em"}]}]`), "messages.0", `{"role":"assistant","content":"","thinking_blocks":[{"type":"redacted_thinking","data":"Em"}]}`},
-		{"null fields absent", with("system", "null", "tools", "null", "thinking", "null", "temperature", "null", "stream", "null"), "@this", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"Hi"}],"max_tokens":1024}`},
+		{"null fields absent", with("system", "null", "tools", "null", "thinking", "null", "temperature", "null", "stream", "null"), "@this", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"Hi"}],"max_completion_tokens":1024}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -187,15 +187,14 @@ func checkCall(x gjson.Result, p string) error {
 	return nil
 }
 
-// checkCallOutput validates a function_call_output item: call_id (up to
-// 64 characters) and output, a string or a list of input parts.
+// checkCallOutput validates a function_call_output item: call_id and
+// output, a string or a list of input parts. call_id has no length
+// limit here, unlike OpenAI's 64 characters: the gateway's own call IDs
+// carry Gemini's thought signatures, hundreds of bytes (OpenAI's own
+// answers, forwarded natively, are short and OpenAI checks them).
 func checkCallOutput(x gjson.Result, p string) error {
-	id, err := reqString(x.Get("call_id"), p+".call_id")
-	if err != nil {
+	if _, err := reqString(x.Get("call_id"), p+".call_id"); err != nil {
 		return err
-	}
-	if len(id) > 64 {
-		return invalidValue(p+".call_id", "longer than 64 characters.")
 	}
 	out := x.Get("output")
 	switch {

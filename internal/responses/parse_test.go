@@ -2,6 +2,7 @@ package responses
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/switchyard-gw/switchyard/internal/fixture"
@@ -100,6 +101,23 @@ func TestParseRefuses(t *testing.T) {
 				t.Errorf("Parse = param %q code %q (%s), want %q %q", fe.Param, fe.Code, fe.Message, tt.param, tt.code)
 			}
 		})
+	}
+}
+
+// TestLongCallID: call IDs longer than OpenAI's 64 characters are the
+// gateway's own (Gemini 3's thought signatures ride in them) and must
+// come back in function_call_output (the e2e suite found them refused).
+func TestLongCallID(t *testing.T) {
+	id := "call_SGOT2CJCF4D2_ts_" + strings.Repeat("ZmFrZXNpZy9nZW1pbmkt", 20)
+	body := `{"model":"m","input":[{"type":"function_call","call_id":"` + id + `","name":"f","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"` + id + `","output":"ok"}]}`
+	r, err := Parse([]byte(body))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	chat, err := r.Chat()
+	if err != nil || !strings.Contains(string(chat), id) {
+		t.Fatalf("Chat = %s, %v; want the call ID kept", chat, err)
 	}
 }
 
