@@ -46,6 +46,36 @@ function checkUsage(message) {
   assert.ok(Number.isInteger(message.usage.output_tokens) && message.usage.output_tokens > 0, `usage ${JSON.stringify(message.usage)}`);
 }
 
+// checkEvents checks a stream's events: message_start first, blocks at
+// indexes 0, 1, 2, ... each started, extended and stopped before the next
+// starts, then message_delta and message_stop. It returns the event types.
+function checkEvents(events) {
+  const types = events.map((e) => e.type).filter((t) => t !== 'ping');
+  assert.equal(types[0], 'message_start', `events ${types}`);
+  assert.deepEqual(types.slice(-2), ['message_delta', 'message_stop'], `events ${types}`);
+  let blocks = 0;
+  let open = -1;
+  for (const e of events) {
+    switch (e.type) {
+      case 'content_block_start':
+        assert.equal(open, -1, `block ${e.index} starts while block ${open} is open`);
+        assert.equal(e.index, blocks++, 'blocks are numbered 0, 1, 2, ...');
+        open = e.index;
+        break;
+      case 'content_block_delta':
+        assert.equal(e.index, open, `a delta of block ${e.index} while block ${open} is open`);
+        break;
+      case 'content_block_stop':
+        assert.equal(e.index, open, `block ${e.index} stops while block ${open} is open`);
+        open = -1;
+        break;
+    }
+  }
+  assert.equal(open, -1, 'every block stops');
+  assert.ok(blocks > 0, 'a block at least');
+  return types;
+}
+
 const textOf = (message) => message.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
 
 for (const model of FAMILIES) {
@@ -74,14 +104,12 @@ for (const model of FAMILIES) {
     });
     const events = [];
     let text = '';
-    stream.on('streamEvent', (e) => events.push(e.type));
+    stream.on('streamEvent', (e) => events.push(e));
     stream.on('text', (delta) => { text += delta; });
     const final = await stream.finalMessage();
     count(model, final);
-    assert.equal(events[0], 'message_start');
-    assert.equal(events.at(-1), 'message_stop');
-    assert.ok(events.filter((t) => t === 'content_block_delta').length >= 2, `events ${events}`);
-    assert.ok(events.includes('message_delta'), `events ${events}`);
+    const types = checkEvents(events);
+    assert.ok(types.filter((t) => t === 'content_block_delta').length >= 2, `events ${types}`);
     assert.ok(text.length > 0);
     assert.match(text, /Stream please/);
     assert.equal(textOf(final), text);
@@ -93,8 +121,13 @@ for (const model of FAMILIES) {
   test(`${model}: a tool_use, its tool_result, then a text answer`, async () => {
     const question = { role: 'user', content: 'Weather in Paris?' };
     // The call streamed (input_json_delta pieces), the answer whole.
-    const call = await client.messages.stream({ model, max_tokens: 256, tools: [weatherTool], messages: [question] }).finalMessage();
+    const stream = client.messages.stream({ model, max_tokens: 256, tools: [weatherTool], messages: [question] });
+    const events = [];
+    stream.on('streamEvent', (e) => events.push(e));
+    const call = await stream.finalMessage();
     count(model, call);
+    checkEvents(events);
+    assert.ok(events.some((e) => e.type === 'content_block_delta' && e.delta.type === 'input_json_delta'), 'the input streams as input_json_delta');
     assert.equal(call.stop_reason, 'tool_use');
     const uses = call.content.filter((b) => b.type === 'tool_use');
     assert.ok(uses.length >= 1, `content ${JSON.stringify(call.content)}`);

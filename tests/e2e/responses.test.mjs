@@ -73,6 +73,46 @@ function theCall(r) {
   return call;
 }
 
+// checkEvents checks a stream's events as newer openai-node clients do:
+// response.created first, sequence numbers 0, 1, 2, ..., items appended
+// at the next output_index and never interleaved, each delta naming the
+// id of the item it extends, output_item.done keeping the item's type, id
+// and call_id, and one terminal event last. It returns the event types.
+function checkEvents(events) {
+  const types = events.map((e) => e.type);
+  assert.deepEqual(types.slice(0, 2), ['response.created', 'response.in_progress'], `events ${types}`);
+  assert.equal(types.at(-1), 'response.completed', `events ${types}`);
+  assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i), 'sequence numbers 0, 1, 2, ...');
+  const items = [];
+  let open = -1; // the output_index of the item under way
+  for (const e of events.slice(2, -1)) {
+    if (e.type === 'response.output_item.added') {
+      assert.equal(open, -1, `item ${e.output_index} added while item ${open} is under way`);
+      assert.equal(e.output_index, items.length, 'items are appended');
+      assert.ok(e.item.id, `item ${JSON.stringify(e.item)} has an id`);
+      if (e.item.type === 'function_call') assert.ok(e.item.call_id, 'a function_call item has a call_id');
+      items.push(e.item);
+      open = e.output_index;
+      continue;
+    }
+    assert.equal(e.output_index, open, `${e.type} on item ${open}`);
+    if (e.type === 'response.output_item.done') {
+      const { type, id, call_id: callID } = items[open];
+      assert.deepEqual({ type: e.item.type, id: e.item.id, call_id: e.item.call_id }, { type, id, call_id: callID });
+      assert.equal(e.item.status, 'completed');
+      open = -1;
+      continue;
+    }
+    assert.equal(e.item_id, items[open].id, `${e.type} names its item`);
+    const on = e.type.startsWith('response.function_call_arguments.') ? 'function_call'
+      : e.type.startsWith('response.reasoning_') ? 'reasoning' : 'message';
+    assert.equal(items[open].type, on, `${e.type} on a ${items[open].type} item`);
+  }
+  assert.equal(open, -1, 'every item is done before the response');
+  assert.deepEqual(events.at(-1).response.output.map((i) => i.id), items.map((i) => i.id), 'the final output holds the streamed items');
+  return types;
+}
+
 const question = [{ role: 'user', content: 'Weather in Paris?' }];
 const result = (call) => ({ type: 'function_call_output', call_id: call.call_id, output: '{"temp_c":21}' });
 
@@ -96,10 +136,7 @@ for (const model of FAMILIES) {
     const final = await stream.finalResponse();
     count(model, final);
     checkDone(model, final);
-    const types = events.map((e) => e.type);
-    assert.deepEqual(types.slice(0, 2), ['response.created', 'response.in_progress']);
-    assert.equal(types.at(-1), 'response.completed');
-    assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i), 'sequence numbers 0, 1, 2, ...');
+    const types = checkEvents(events);
     assert.ok(types.filter((t) => t === 'response.output_text.delta').length >= 2, `events ${types}`);
     for (const t of ['response.output_item.added', 'response.content_part.added', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done']) {
       assert.equal(types.filter((x) => x === t).length, 1, `one ${t} in ${types}`);
@@ -112,9 +149,15 @@ for (const model of FAMILIES) {
 
   test(`${model}: a function call answered statelessly by echoing the output items`, async () => {
     // The call streamed, then the answer with the call's items sent back.
-    const call = await client.responses.stream({ model, input: question, tools: [weatherTool], store: false }).finalResponse();
+    const stream = client.responses.stream({ model, input: question, tools: [weatherTool], store: false });
+    const events = [];
+    for await (const e of stream) events.push(e);
+    const call = await stream.finalResponse();
     count(model, call);
     const fc = theCall(call);
+    const types = checkEvents(events);
+    assert.ok(types.includes('response.function_call_arguments.delta'), `events ${types}`);
+    assert.equal(events.find((e) => e.type === 'response.function_call_arguments.done').arguments, fc.arguments);
     const answer = await client.responses.create({
       model, tools: [weatherTool], store: false,
       input: [...question, ...call.output, result(fc)],
