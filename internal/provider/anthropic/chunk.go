@@ -123,5 +123,9 @@ func (t *translator) usageChunk() []byte {
 	b = strconv.AppendInt(b, int64(u.TotalTokens), 10)
 	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.PromptDetails.CachedTokens), 10)
+	if d := u.CompletionDetails; d != nil {
+		b = append(b, `},"completion_tokens_details":{"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(d.ReasoningTokens), 10)
+	}
 	return append(b, "}}}"...)
 }

@@ -24,6 +24,16 @@
 //     URL) → a document. input_audio, file_id and non-PDF files are
 //     refused. A message that ends up with no blocks is dropped; the name
 //     field is dropped.
+//   - An assistant message's thinking_blocks (the chat extension's echo of
+//     Anthropic's thinking: thinking blocks with their signature,
+//     redacted_thinking blocks with their data) open that assistant turn,
+//     in order, each string sent exactly as the client's JSON has it. A
+//     block whose signature (or data) is empty or a gateway envelope
+//     (another upstream's reasoning) is dropped; so are all of them when
+//     thinking is off for the request (Anthropic ignores them in earlier
+//     turns and refuses them in the last assistant turn) and a message
+//     with nothing but thinking. Other block types are refused.
+//     reasoning_content is never sent.
 //   - A final assistant message is a prefill: trailing whitespace is
 //     trimmed from its last text block (Anthropic refuses it).
 //   - Assistant tool_calls and function_call → tool_use blocks after the
@@ -61,13 +71,39 @@
 //   - max_tokens: max_completion_tokens, else max_tokens, else
 //     Request.MaxOutputTokens, else 4096; a value above
 //     Request.MaxOutputTokens (when known) is lowered to it.
+//   - reasoning_effort (none, minimal, low, medium, high, xhigh, max; other
+//     values are refused) by Request.Reasoning. "budget" (Claude 3.7 to
+//     4.5): none sends no thinking; otherwise thinking {type enabled,
+//     budget_tokens}: minimal and low 1024, medium 4096, high 16384, xhigh
+//     and max 32000; max_tokens becomes the budget plus the answer's
+//     max_tokens (below), at most Request.MaxOutputTokens; when that
+//     leaves max_tokens at or below the budget, the budget is halved, and
+//     a budget under 1024 is refused (param reasoning_effort). "adaptive"
+//     (Claude 4.6 and later): none → thinking {type disabled}; otherwise
+//     thinking {type adaptive} and output_config.effort = the effort
+//     (minimal → low). A model without thinking ("" or another kind)
+//     ignores none and minimal, which it already satisfies, and refuses
+//     the others (code unsupported_parameter): silently answering without
+//     the asked-for reasoning would hide the misrouting. While thinking
+//     is on, temperature is dropped (Anthropic allows only its default;
+//     top_k is never sent), top_p is sent when given, raised to at least
+//     0.95, and a tool choice that forces a call (required, a named
+//     function, allowed_tools required, a named function_call) is refused
+//     with param tool_choice (or function_call).
 //   - temperature: clamped to Anthropic's 0–1 (0–1 means the same on both
 //     sides, both default to 1; 1–2 has no equivalent). top_p is sent only
 //     when temperature is absent: recent models refuse both.
 //   - stop (string or array) → stop_sequences, leaving out empty and
 //     whitespace-only sequences, which Anthropic refuses.
 //   - user (else safety_identifier) → metadata.user_id.
-//   - response_format json_object, and json_schema, add a system
+//   - response_format json_schema with an object schema, when
+//     Request.StructuredOutputs (the catalogue's structured_outputs:
+//     Claude Haiku, Sonnet and Opus 4.5, and every Claude 4.6 and later),
+//     → output_config.format {type json_schema, schema}, next to any
+//     output_config.effort; name and strict are dropped (Anthropic's
+//     format is always strict). The schema goes as the client wrote it:
+//     keywords Anthropic does not support are not stripped. Otherwise
+//     (Claude 4.1 and earlier), json_schema and json_object add a system
 //     instruction (the last system text) asking for one JSON object only;
 //     json_schema includes the schema. This is best effort: nothing
 //     enforces it. text is the default.
@@ -75,7 +111,7 @@
 //     1, logprobs true, audio output (audio, modalities with "audio").
 //   - Dropped silently: logit_bias, top_logprobs, seed, presence_penalty,
 //     frequency_penalty, service_tier, store, metadata, prompt_cache_key,
-//     reasoning_effort, verbosity, prediction, web_search_options,
+//     verbosity, prediction, web_search_options,
 //     stream_options (usage is always known upstream).
 //
 // # Response (message → chat.completion)
@@ -85,32 +121,48 @@
 // null when the answer is only tool calls; tool_use blocks become
 // tool_calls {id, type function, function {name, arguments: the input as
 // compact JSON}}, or for a client that used functions the first becomes
-// function_call. Thinking blocks are dropped. refusal and logprobs are
+// function_call. Thinking and redacted_thinking blocks go, in order and as
+// received, into message.thinking_blocks (for the client to send back),
+// and the thinking texts, joined by a blank line ("\n\n"), into
+// message.reasoning_content; both are absent when there was no thinking.
+// refusal and logprobs are
 // null, annotations []. finish_reason: end_turn, stop_sequence,
 // pause_turn and unknown → stop; max_tokens and
 // model_context_window_exceeded → length; tool_use → tool_calls (or
 // function_call); refusal → content_filter. usage: prompt_tokens =
 // input_tokens + cache_read_input_tokens + cache_creation_input_tokens,
 // completion_tokens = output_tokens, total_tokens their sum,
-// prompt_tokens_details.cached_tokens = cache_read_input_tokens; the same
-// in provider.Usage.
+// prompt_tokens_details.cached_tokens = cache_read_input_tokens,
+// completion_tokens_details.reasoning_tokens =
+// output_tokens_details.thinking_tokens, only when Anthropic sends it; the
+// same in provider.Usage (ReasoningTokens).
 //
 // # Streams (events → chat.completion.chunk)
 //
 // Each event is translated when it arrives. The role chunk waits for the
 // first content block: {"role":"assistant","content":"","refusal":null}
-// for text, or role with content null and the first tool call's head when
-// the answer starts with a call. text_delta → delta.content; a tool_use
+// for text, role with content null and the first tool call's head when
+// the answer starts with a call, or {"role":"assistant","content":null,
+// "reasoning_content":"","refusal":null} when it starts by thinking.
+// thinking_delta → delta.reasoning_content (the first piece of a later
+// thinking block starts with "\n\n", as in a whole answer); at a signed
+// thinking block's content_block_stop, one delta {"thinking_blocks":
+// [{"type":"thinking","thinking":<the block's whole text>,"signature":<its
+// signature_delta>}]}; a redacted_thinking block → {"thinking_blocks":
+// [{"type":"redacted_thinking","data":…}]} when it starts. text_delta →
+// delta.content; a tool_use
 // block start → tool_calls [{index, id, type, function {name, arguments
 // ""}}] where index counts tool calls (not Anthropic blocks, which count
 // text too); input_json_delta → arguments fragments (function_call
 // fragments for legacy clients; a legacy answer's later calls are
 // dropped). message_delta → the finish chunk (delta {}); message_stop →
 // with Request.IncludeUsage, a chunk with choices [] and usage, every
-// chunk then carrying "usage":null; no usage key otherwise. Usage comes
+// chunk then carrying "usage":null; no usage key otherwise; the usage has
+// completion_tokens_details.reasoning_tokens when Anthropic told the
+// thinking tokens. Usage comes
 // from message_start and message_delta, whose output_tokens is cumulative
-// (counts present replace earlier ones). ping, content_block_stop,
-// thinking deltas, unknown events and fields are ignored. An error event
+// (counts present replace earlier ones). ping, content_block_stop of
+// other blocks, unknown events and fields are ignored. An error event
 // is returned by Next as a *provider.Error whose Kind follows the error
 // type (overloaded_error → KindOverloaded, rate_limit_error →
 // KindRateLimit, api_error → KindUnavailable, timeout_error →

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	fakeanthropic "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/anthropic"
@@ -89,8 +90,7 @@ func TestRequestGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		t.Run(name, func(t *testing.T) {
 			body := readFile(t, f)
-			r := &provider.Request{Model: "client-model", UpstreamModel: "claude-sonnet-4-5-20250929",
-				Body: body, MaxOutputTokens: 64000}
+			r := goldenRequest(t, body)
 			stream := gjson.GetBytes(body, "stream").Bool()
 			got, legacy, err := translateRequest(r, stream)
 			if err != nil {
@@ -106,6 +106,24 @@ func TestRequestGolden(t *testing.T) {
 			golden(t, "request_"+name+".golden", indent(t, got))
 		})
 	}
+}
+
+// goldenRequest is the request for a fixture: a Claude model of the
+// catalogue named in the body gets its upstream ID, limit, reasoning and
+// structured outputs from there; any other model is Claude Sonnet 4.5
+// without reasoning or structured outputs.
+func goldenRequest(t *testing.T, body []byte) *provider.Request {
+	t.Helper()
+	r := &provider.Request{Model: "client-model", UpstreamModel: "claude-sonnet-4-5-20250929", Body: body, MaxOutputTokens: 64000}
+	cat, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := cat.Lookup(gjson.GetBytes(body, "model").Str); ok && m.Provider == "anthropic" {
+		r.Model, r.UpstreamModel, r.MaxOutputTokens = m.ID, m.UpstreamID, m.MaxOutputTokens
+		r.Reasoning, r.StructuredOutputs = m.Reasoning, m.StructuredOutputs
+	}
+	return r
 }
 
 // Anthropic response fixtures → chat.completion bodies.

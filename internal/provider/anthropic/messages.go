@@ -25,11 +25,13 @@ type conversation struct {
 	names  []string        // tool names the history uses
 }
 
-// turn is one Anthropic message; in a user turn the tool results go first.
+// turn is one Anthropic message; in a user turn the tool results go
+// first, in an assistant turn the thinking blocks.
 type turn struct {
-	role    string
-	results []block
-	blocks  []block
+	role     string
+	results  []block
+	thinking []block
+	blocks   []block
 }
 
 // call is a tool call awaiting its result.
@@ -124,9 +126,13 @@ func (c *conversation) addAssistant(i int, p string, m gjson.Result) error {
 	if r := m.Get("refusal"); len(blocks) == 0 && r.Type == gjson.String {
 		blocks = textBlock(nil, r.Str)
 	}
+	thinking, err := thinkingBlocks(p+".thinking_blocks", m.Get("thinking_blocks"))
+	if err != nil {
+		return err
+	}
 	hasCalls := len(m.Get("tool_calls").Array()) > 0 || present(m.Get("function_call"))
 	if len(blocks) == 0 && !hasCalls {
-		return nil // nothing to say: Anthropic rejects empty turns
+		return nil // nothing to say (thinking alone included): Anthropic rejects empty turns
 	}
 	if c.lastRole() != "assistant" {
 		if err := c.closeCalls(); err != nil {
@@ -138,6 +144,7 @@ func (c *conversation) addAssistant(i int, p string, m gjson.Result) error {
 		return err
 	}
 	t := c.turn("assistant")
+	t.thinking = append(t.thinking, thinking...)
 	t.blocks = append(append(t.blocks, blocks...), uses...)
 	return nil
 }
@@ -261,11 +268,17 @@ func (c *conversation) systemField(extra string) any {
 }
 
 // messages returns the turns; a turn of one text block is sent as a
-// string.
-func (c *conversation) messages() []message {
+// string. Thinking blocks open their assistant turns when thinking is on;
+// otherwise they are left out: Anthropic ignores them in earlier turns
+// and refuses them in the last assistant turn.
+func (c *conversation) messages(thinking bool) []message {
 	out := make([]message, len(c.turns))
 	for i, t := range c.turns {
-		blocks := append(t.results, t.blocks...)
+		var blocks []block
+		if thinking {
+			blocks = append(blocks, t.thinking...)
+		}
+		blocks = append(append(blocks, t.results...), t.blocks...)
 		out[i] = message{Role: t.role, Content: blocks}
 		if len(blocks) == 1 && blocks[0].Type == "text" {
 			out[i].Content = blocks[0].Text

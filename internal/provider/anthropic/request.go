@@ -33,17 +33,23 @@ func translateRequest(r *provider.Request, stream bool) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	legacy := present(root.Get("functions"))
-	out := messagesRequest{
-		Model:     r.UpstreamModel,
-		MaxTokens: maxTokens(root, r.MaxOutputTokens),
-		System:    conv.systemField(formatInstruction(root.Get("response_format"))),
-		Messages:  conv.messages(),
-		Stream:    stream,
+	out := messagesRequest{Model: r.UpstreamModel, MaxTokens: maxTokens(root, r.MaxOutputTokens), Stream: stream}
+	thinking, err := setReasoning(&out, root, r)
+	if err != nil {
+		return nil, false, err
 	}
+	out.Messages = conv.messages(thinking)
 	setSampling(&out, root)
 	if err := setTools(&out, root, legacy, conv.names); err != nil {
 		return nil, false, err
 	}
+	if thinking {
+		thinkingSampling(&out, root)
+		if err := checkForcedTool(&out, legacy); err != nil {
+			return nil, false, err
+		}
+	}
+	setFormat(&out, conv, root.Get("response_format"), r.StructuredOutputs)
 	b, err := marshal(out)
 	if err != nil {
 		return nil, false, refuse("", "The request cannot be encoded: %v", err)
@@ -131,6 +137,20 @@ func stopSequences(stop gjson.Result) []string {
 		}
 	}
 	return out
+}
+
+// setFormat constrains the answer to response_format's JSON schema
+// natively when the model can, else asks for JSON in the system prompt.
+func setFormat(out *messagesRequest, conv *conversation, rf gjson.Result, native bool) {
+	if f := jsonFormat(rf, native); f != nil {
+		if out.OutputConfig == nil {
+			out.OutputConfig = &outputConfig{}
+		}
+		out.OutputConfig.Format = f
+		out.System = conv.systemField("")
+		return
+	}
+	out.System = conv.systemField(formatInstruction(rf))
 }
 
 // jsonInstruction approximates response_format json_object (and

@@ -42,7 +42,7 @@ var translateRuleTests = []struct {
 	{"stop all blank", `{"stop":"\n\n",` + hello + `}`, 0, map[string]string{"stop_sequences": ""}},
 	{"user", `{"user":"u1","safety_identifier":"s1",` + hello + `}`, 0, map[string]string{"metadata": `{"user_id":"u1"}`}},
 	{"safety_identifier", `{"safety_identifier":"s1",` + hello + `}`, 0, map[string]string{"metadata": `{"user_id":"s1"}`}},
-	{"dropped fields", `{"seed":1,"logit_bias":{"1":2},"presence_penalty":1,"frequency_penalty":1,"logprobs":false,"top_logprobs":2,"n":1,"service_tier":"flex","store":true,"metadata":{"a":"b"},"reasoning_effort":"low","stream_options":{"include_usage":true},` + hello + `}`, 0,
+	{"dropped fields", `{"seed":1,"logit_bias":{"1":2},"presence_penalty":1,"frequency_penalty":1,"logprobs":false,"top_logprobs":2,"n":1,"service_tier":"flex","store":true,"metadata":{"a":"b"},"reasoning_effort":"none","stream_options":{"include_usage":true},` + hello + `}`, 0,
 		map[string]string{"metadata": "", "seed": "", "messages": `[{"role":"user","content":"hi"}]`}},
 	{"json_object", `{"response_format":{"type":"json_object"},"messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"}]}`, 0,
 		map[string]string{"system.#": "2", "system.0.text": `"S"`, "system.1.text": `"` + jsonInstruction + `"`}},

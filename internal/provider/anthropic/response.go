@@ -30,12 +30,14 @@ type choice struct {
 }
 
 type messageOut struct {
-	Role         string       `json:"role"`
-	Content      *string      `json:"content"`
-	ToolCalls    []toolCall   `json:"tool_calls,omitempty"`
-	FunctionCall *functionOut `json:"function_call,omitempty"`
-	Refusal      *string      `json:"refusal"` // always null
-	Annotations  []struct{}   `json:"annotations"`
+	Role             string            `json:"role"`
+	Content          *string           `json:"content"`
+	ReasoningContent *string           `json:"reasoning_content,omitempty"`
+	ThinkingBlocks   []json.RawMessage `json:"thinking_blocks,omitempty"`
+	ToolCalls        []toolCall        `json:"tool_calls,omitempty"`
+	FunctionCall     *functionOut      `json:"function_call,omitempty"`
+	Refusal          *string           `json:"refusal"` // always null
+	Annotations      []struct{}        `json:"annotations"`
 }
 
 type toolCall struct {
@@ -54,6 +56,12 @@ type usageOut struct {
 	CompletionTokens int           `json:"completion_tokens"`
 	TotalTokens      int           `json:"total_tokens"`
 	PromptDetails    promptDetails `json:"prompt_tokens_details"`
+	// CompletionDetails is sent when Anthropic tells the thinking tokens.
+	CompletionDetails *completionDetails `json:"completion_tokens_details,omitempty"`
+}
+
+type completionDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 type promptDetails struct {
@@ -90,21 +98,28 @@ func completionOf(name string, b []byte, model string, created int64, legacy boo
 
 // answerOf joins the text blocks into content (null when there are only
 // tool calls) and turns tool_use blocks into tool_calls, or the first
-// into function_call for a legacy client. Thinking blocks are dropped.
+// into function_call for a legacy client. Thinking blocks go, as
+// received, into thinking_blocks, and their text into reasoning_content.
 func answerOf(content gjson.Result, legacy bool) messageOut {
 	var text strings.Builder
 	var calls []toolCall
+	var th thoughts
 	content.ForEach(func(_, blk gjson.Result) bool {
 		switch blk.Get("type").Str {
 		case "text":
 			text.WriteString(blk.Get("text").Str)
+		case "thinking", "redacted_thinking":
+			th.add(blk)
 		case "tool_use":
 			calls = append(calls, toolCall{ID: blk.Get("id").Str, Type: "function",
 				Function: functionOut{Name: blk.Get("name").Str, Arguments: compactRaw(blk.Get("input"))}})
 		}
 		return true
 	})
-	msg := messageOut{Role: "assistant", Annotations: []struct{}{}}
+	msg := messageOut{Role: "assistant", Annotations: []struct{}{}, ThinkingBlocks: th.blocks}
+	if len(th.blocks) > 0 {
+		msg.ReasoningContent = &th.text
+	}
 	if s := text.String(); s != "" || len(calls) == 0 {
 		msg.Content = &s
 	}
@@ -148,6 +163,8 @@ func compactRaw(v gjson.Result) string {
 // usage is Anthropic's token count: input_tokens excludes the cached part.
 type usage struct {
 	input, cacheRead, cacheWrite, output int
+	thinking                             int  // part of output
+	thinkingKnown                        bool // Anthropic told the thinking tokens
 }
 
 // read takes the counts present in u, leaving the others: message_delta
@@ -166,16 +183,23 @@ func (x *usage) read(u gjson.Result) {
 			*f.dst = int(max(v.Int(), 0))
 		}
 	}
+	if v := u.Get("output_tokens_details.thinking_tokens"); v.Type == gjson.Number {
+		x.thinking, x.thinkingKnown = int(max(v.Int(), 0)), true
+	}
 }
 
 func (x *usage) prompt() int { return x.input + x.cacheRead + x.cacheWrite }
 
 func (x *usage) out() usageOut {
-	return usageOut{PromptTokens: x.prompt(), CompletionTokens: x.output, TotalTokens: x.prompt() + x.output,
+	u := usageOut{PromptTokens: x.prompt(), CompletionTokens: x.output, TotalTokens: x.prompt() + x.output,
 		PromptDetails: promptDetails{CachedTokens: x.cacheRead}}
+	if x.thinkingKnown {
+		u.CompletionDetails = &completionDetails{ReasoningTokens: x.thinking}
+	}
+	return u
 }
 
 func (x *usage) provider() provider.Usage {
 	return provider.Usage{PromptTokens: x.prompt(), CompletionTokens: x.output, TotalTokens: x.prompt() + x.output,
-		CachedTokens: x.cacheRead}
+		CachedTokens: x.cacheRead, ReasoningTokens: x.thinking}
 }

@@ -24,6 +24,7 @@ type translator struct {
 	msgID    string // from message_start
 	head     []byte // the chunks' common opening, fixed at the first chunk
 	started  bool   // the role chunk went out
+	reasoned bool   // reasoning text went out: the next block's text is set apart
 	tools    int    // tool calls so far: the next OpenAI tool index
 	blocks   map[int64]blockState
 	usage    usage
@@ -31,8 +32,8 @@ type translator struct {
 	finished bool   // the finish chunk went out
 	stopped  bool   // the stream is complete
 	out      [][]byte
-	// sent is the answer's text as sent to the client, and the thinking
-	// the gateway drops but the upstream bills: a stream cut before
+	// sent is the answer's text and thinking as sent to the client: a
+	// stream cut before
 	// message_delta has only message_start's output count, so its record
 	// bills this instead.
 	sent tokens.Text
@@ -41,15 +42,17 @@ type translator struct {
 type blockKind uint8
 
 const (
-	blockOther blockKind = iota // thinking and others: dropped
+	blockOther blockKind = iota // redacted thinking and others
 	blockText
 	blockTool
+	blockThinking
 )
 
 // blockState is what an Anthropic content block index stands for.
 type blockState struct {
-	kind blockKind
-	tool int // OpenAI tool index of a tool_use block
+	kind  blockKind
+	tool  int            // OpenAI tool index of a tool_use block
+	think *thinkingState // a thinking block's text and signature so far
 }
 
 func newTranslator(name string, r *provider.Request, created int64, legacy bool) *translator {
@@ -78,6 +81,8 @@ func (t *translator) event(name string, data []byte) error {
 		t.blockStart(gjson.GetBytes(data, "index").Int(), gjson.GetBytes(data, "content_block"))
 	case "content_block_delta":
 		t.blockDelta(gjson.GetBytes(data, "index").Int(), gjson.GetBytes(data, "delta"))
+	case "content_block_stop":
+		t.blockStop(gjson.GetBytes(data, "index").Int())
 	case "message_delta":
 		if s := gjson.GetBytes(data, "delta.stop_reason"); s.Type == gjson.String {
 			t.stop = s.Str
@@ -89,7 +94,7 @@ func (t *translator) event(name string, data []byte) error {
 	case "error":
 		return eventError(t.name, data)
 	}
-	return nil // ping, content_block_stop, and events added later
+	return nil // ping and events added later
 }
 
 func (t *translator) blockStart(i int64, cb gjson.Result) {
@@ -105,6 +110,15 @@ func (t *translator) blockStart(i int64, cb gjson.Result) {
 		t.blocks[i] = blockState{kind: blockTool, tool: t.tools}
 		t.toolHead(t.tools, cb.Get("id").Str, cb.Get("name").Str)
 		t.tools++
+	case "thinking":
+		st := blockState{kind: blockThinking, think: &thinkingState{}}
+		t.blocks[i] = st
+		t.reasoningRole()
+		t.reasoning(st.think, cb.Get("thinking").Str)
+		st.think.signature.WriteString(cb.Get("signature").Str)
+	case "redacted_thinking":
+		t.blocks[i] = blockState{}
+		t.redacted(cb.Get("data").Str)
 	default:
 		t.blocks[i] = blockState{}
 	}
@@ -122,7 +136,15 @@ func (t *translator) blockDelta(i int64, d gjson.Result) {
 			t.arguments(b.tool, s)
 		}
 	case "thinking_delta":
-		t.sent.Add(d.Get("thinking").Str)
+		if seen && b.kind == blockThinking {
+			t.reasoning(b.think, d.Get("thinking").Str)
+		} else {
+			t.sent.Add(d.Get("thinking").Str) // billed all the same
+		}
+	case "signature_delta":
+		if seen && b.kind == blockThinking {
+			b.think.signature.WriteString(d.Get("signature").Str)
+		}
 	}
 }
 

@@ -20,6 +20,8 @@ type messagesRequest struct {
 	Tools         []toolDef        `json:"tools,omitempty"`
 	ToolChoice    *toolChoice      `json:"tool_choice,omitempty"`
 	Metadata      *requestMetadata `json:"metadata,omitempty"`
+	Thinking      *thinkingConfig  `json:"thinking,omitempty"`
+	OutputConfig  *outputConfig    `json:"output_config,omitempty"`
 }
 
 type message struct {
@@ -37,6 +39,11 @@ type block struct {
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   any             `json:"content,omitempty"` // tool_result: string or []block
+	// thinking and redacted_thinking blocks keep the client's JSON of
+	// their strings, so that they go back exactly as Anthropic sent them.
+	Thinking  json.RawMessage `json:"thinking,omitempty"`
+	Signature json.RawMessage `json:"signature,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
 }
 
 type source struct {
@@ -56,6 +63,25 @@ type toolChoice struct {
 	Type                   string `json:"type"` // auto, any, tool, none
 	Name                   string `json:"name,omitempty"`
 	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
+}
+
+// thinkingConfig is the thinking field: enabled with a budget, adaptive,
+// or disabled.
+type thinkingConfig struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+}
+
+// outputConfig steers adaptive thinking (effort) and constrains the
+// answer to a JSON schema (format).
+type outputConfig struct {
+	Effort string        `json:"effort,omitempty"`
+	Format *outputFormat `json:"format,omitempty"`
+}
+
+type outputFormat struct {
+	Type   string          `json:"type"` // json_schema
+	Schema json.RawMessage `json:"schema"`
 }
 
 type requestMetadata struct {

@@ -92,14 +92,63 @@
 // than 5 refused), n → candidateCount (omitted when 1; more than 8
 // refused), presence_penalty and frequency_penalty → presencePenalty and
 // frequencyPenalty (omitted when 0: some models refuse penalties), seed →
-// seed (Gemini's is an int32: the low 32 bits), response_format
-// json_object → responseMimeType application/json, json_schema → the same
-// plus responseJsonSchema (the client's schema as is: that field takes
-// JSON Schema). Refused (400 naming the field): logprobs true, audio,
+// seed (Gemini's is an int32: the low 32 bits), reasoning_effort →
+// thinkingConfig (below), response_format json_object → responseMimeType
+// application/json, json_schema → the same plus responseJsonSchema
+// (below; name, description and strict are dropped: Gemini always
+// constrains). Refused (400 naming the field): logprobs true, audio,
 // modalities other than text, web_search_options. Dropped: logit_bias
 // (OpenAI token IDs mean nothing to Gemini), top_logprobs, user,
 // safety_identifier, prompt_cache_key, metadata, store, service_tier,
-// reasoning_effort, verbosity, prediction, stream_options.
+// verbosity, prediction, stream_options.
+//
+// # Structured outputs
+//
+// The json_schema schema goes as responseJsonSchema, which takes real JSON
+// Schema (local $refs and $defs included, so recursive schemas work),
+// rather than reduced to responseSchema's OpenAPI subset as function
+// parameters are: nothing is inlined and more of the schema survives. Only
+// the keywords Gemini documents are kept, at every level: $id, $defs,
+// $ref, $anchor, type (a name or a list), format, title, description,
+// enum, items, prefixItems, minItems, maxItems, minimum, maximum, anyOf,
+// oneOf, properties, additionalProperties, required and propertyOrdering.
+// Rewritten: const (a string or number) → a one-value enum; enum keeps
+// only its strings and numbers (the answer still fits the client's
+// schema); items as a list (draft-07 tuples) → prefixItems; the root's
+// definitions → $defs, with #/definitions/… $refs pointing there (a name
+// in both is refused); allOf members are merged into the node
+// (properties and required united, otherwise the first value wins); a
+// property whose schema is false is left out; beside a $ref only
+// $-keywords stay (Gemini allows no others), so a description next to a
+// $ref is lost. Dropped: $schema, $comment, minLength, maxLength, pattern,
+// exclusiveMinimum, exclusiveMaximum, multipleOf, minProperties,
+// maxProperties, uniqueItems, contains, not, if/then/else,
+// patternProperties, propertyNames, dependentRequired, dependentSchemas,
+// unevaluatedProperties, default, examples, readOnly, writeOnly,
+// deprecated, nested definitions and any other keyword. A remote $ref, a
+// sub-schema that is not an object or a boolean, and schemas beyond 2000
+// nodes or 40 levels are refused (400, param
+// response_format.json_schema.schema).
+//
+// # Thinking
+//
+// reasoning_effort (none, minimal, low, medium, high, xhigh, max; anything
+// else is refused with param reasoning_effort) becomes
+// generationConfig.thinkingConfig by how the catalogue says the model is
+// steered (provider.Request.Reasoning); Pro, Flash-Lite and Flash are told
+// apart by the upstream model ID. "budget" (Gemini 2.5) sets
+// thinkingBudget: none 0 (Pro 128: Pro cannot stop thinking), minimal 512
+// (Pro 128), low 1024, medium 8192, high, xhigh and max 24576 (Pro
+// 32768). "level" (Gemini 3) sets thinkingLevel: none and minimal
+// "minimal" (Pro "low"), low "low", medium "medium", high, xhigh and max
+// "high". Never both. includeThoughts is true for every effort but none.
+// For a model the catalogue gives no way of steering (Gemini 2.0, unknown
+// models) a valid effort is ignored, none or not: refusing it would break
+// fallbacks from thinking models, and such a model either does not think
+// or cannot be told how much. No effort sends no thinkingConfig. An
+// assistant message's reasoning_content and thinking_blocks (the chat
+// extension for other upstreams' reasoning) are not sent: Gemini's
+// thoughts cannot be handed back.
 //
 // # Thought signatures
 //
@@ -121,8 +170,10 @@
 // # Answers
 //
 //   - Each candidate is a choice with the candidate's index. Text parts are
-//     joined, thought parts skipped; content is null when the choice has
-//     only calls and "" when it has nothing. functionCall parts become
+//     joined into content; the text of thought parts (thought: true,
+//     sent when includeThoughts asked for them) is joined into
+//     reasoning_content, which is left out when there is none. content is
+//     null when the choice has only calls and "" when it has nothing. functionCall parts become
 //     tool_calls {id (above), type function, function {name, arguments:
 //     the args as compact JSON, {} when absent}}, or one function_call for
 //     clients that used functions.
@@ -137,7 +188,8 @@
 //     candidates nor a block reason is an upstream failure.
 //   - usage: prompt_tokens = promptTokenCount + toolUsePromptTokenCount,
 //     completion_tokens = candidatesTokenCount + thoughtsTokenCount
-//     (reasoning_tokens = thoughtsTokenCount), total_tokens =
+//     (reasoning_tokens and provider.Usage.ReasoningTokens =
+//     thoughtsTokenCount), total_tokens =
 //     totalTokenCount, cached_tokens = cachedContentTokenCount. Without
 //     usageMetadata the tokenizer counts, marked as an estimate.
 //   - The ID is chatcmpl- + Gemini's responseId.
@@ -146,8 +198,9 @@
 //
 // Each Gemini event is translated as it arrives: a role chunk first
 // ({"role":"assistant","content":"","refusal":null}, or content null
-// carrying the first tool call when the choice starts with one), a content
-// chunk per text part, one chunk per function call carrying its whole
+// carrying the first tool call when the choice starts with one), a
+// reasoning_content chunk per thought part, a content chunk per text part,
+// one chunk per function call carrying its whole
 // arguments at the next tool-call index of its choice (the index runs
 // across events), and a finish chunk with delta {} when Gemini sends the
 // finishReason. When the client asked for usage every chunk carries

@@ -142,7 +142,7 @@ func stops(root gjson.Result) ([]string, error) {
 }
 
 // responseFormat: json_object asks for JSON; json_schema also passes the
-// schema as responseJsonSchema, which takes JSON Schema as it is.
+// schema as responseJsonSchema, keeping the keywords Gemini takes.
 func responseFormat(g *generationConfig, rf gjson.Result) error {
 	if !present(rf) {
 		return nil
@@ -156,8 +156,11 @@ func responseFormat(g *generationConfig, rf gjson.Result) error {
 		g.ResponseMimeType = "application/json"
 	case "json_schema":
 		g.ResponseMimeType = "application/json"
-		if s := rf.Get("json_schema.schema"); s.IsObject() {
-			g.ResponseJSONSchema, _ = compact(s.Raw)
+		if s := rf.Get("json_schema.schema"); present(s) {
+			var err error
+			if g.ResponseJSONSchema, err = responseJSONSchema(s); err != nil {
+				return refuse(codeInvalid, "response_format.json_schema.schema", "The response schema cannot be sent to Gemini: %v.", err)
+			}
 		}
 	default:
 		return refuse(codeInvalid, "response_format.type", "Expected text, json_object or json_schema, got %q.", t)

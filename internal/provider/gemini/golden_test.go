@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	fakegemini "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/gemini"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*/*.golden")
@@ -94,13 +95,18 @@ func TestRequestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &provider.Request{Model: "client-model", UpstreamModel: upstreamModel(name), Body: body}
+			model := upstreamModel(name)
+			r := &provider.Request{Model: "client-model", UpstreamModel: model, Reasoning: reasoningOf(model), Body: body}
 			req, err := translateChat(r)
 			var got []byte
 			if err != nil {
 				got = []byte(describeErr(err))
 			} else {
 				got = indent(t, req.body)
+				// The strict fake takes what the adapter sends.
+				if err := fakegemini.CheckGenerate(model, req.body); err != nil && !errors.Is(err, fakegemini.ErrUnknownSignature) {
+					t.Errorf("the fake refuses the translation: %v", err)
+				}
 			}
 			golden(t, strings.TrimSuffix(in, ".json")+".golden", got)
 		})

@@ -45,6 +45,9 @@ func translateChat(r *provider.Request) (chatRequest, error) {
 	if err != nil {
 		return chatRequest{}, err
 	}
+	if gc.ThinkingConfig, err = thinking(root, r); err != nil {
+		return chatRequest{}, err
+	}
 	if !gc.empty() {
 		req.GenerationConfig = gc
 	}

@@ -28,11 +28,12 @@ func newTranslator(name string, r *provider.Request, req chatRequest, e env) *tr
 
 // choice is one candidate in OpenAI's terms.
 type choice struct {
-	index   int
-	text    string
-	calls   []call
-	finish  string
-	refusal string
+	index     int
+	text      string
+	reasoning string // the thought parts' text
+	calls     []call
+	finish    string
+	refusal   string
 }
 
 // call is a function call with the ID the client will echo.
@@ -50,6 +51,7 @@ func (t *translator) chatResponse(b []byte) ([]byte, provider.Usage, error) {
 	answer := &tokens.Text{}
 	for _, c := range list(root.Get("candidates")) {
 		ch := t.candidate(c)
+		answer.Add(ch.reasoning)
 		answer.Add(ch.text)
 		for _, k := range ch.calls {
 			answer.Add(k.args)
@@ -71,22 +73,23 @@ func (t *translator) chatResponse(b []byte) ([]byte, provider.Usage, error) {
 	return t.render(root.Get("responseId").String(), choices, u), u.Usage, nil
 }
 
-// candidate reads one candidate: text parts joined (thoughts skipped),
-// function calls with generated IDs.
+// candidate reads one candidate: text parts joined, thought parts joined
+// apart, function calls with generated IDs.
 func (t *translator) candidate(c gjson.Result) choice {
 	ch := choice{index: candidateIndex(c)}
-	var text strings.Builder
+	var text, thought strings.Builder
 	for _, p := range list(c.Get("content.parts")) {
-		if p.Get("thought").Bool() {
-			continue
-		}
-		if fc := p.Get("functionCall"); fc.IsObject() {
+		s := p.Get("text")
+		switch fc := p.Get("functionCall"); {
+		case p.Get("thought").Bool():
+			thought.WriteString(s.String())
+		case fc.IsObject():
 			ch.calls = append(ch.calls, t.call(fc, p.Get("thoughtSignature").String()))
-		} else if s := p.Get("text"); s.Type == gjson.String {
+		case s.Type == gjson.String:
 			text.WriteString(s.Str)
 		}
 	}
-	ch.text = text.String()
+	ch.text, ch.reasoning = text.String(), thought.String()
 	ch.finish = finishReason(c.Get("finishReason").String(), len(ch.calls) > 0, t.legacy)
 	if t.oneCall && len(ch.calls) > 1 {
 		ch.calls = ch.calls[:1]
@@ -175,6 +178,10 @@ func (t *translator) appendChoice(b []byte, ch choice) []byte {
 		b = append(b, "null"...)
 	default:
 		b = append(b, `""`...)
+	}
+	if ch.reasoning != "" {
+		b = append(b, `,"reasoning_content":`...)
+		b = gjson.AppendJSONString(b, ch.reasoning)
 	}
 	b = append(b, `,"refusal":`...)
 	b = appendNullable(b, ch.refusal)

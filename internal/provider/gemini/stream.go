@@ -133,13 +133,16 @@ func (s *stream) candidate(c gjson.Result) error {
 		return err
 	}
 	for _, p := range list(c.Get("content.parts")) {
-		if p.Get("thought").Bool() {
-			continue
-		}
-		if fc := p.Get("functionCall"); fc.IsObject() {
+		txt := p.Get("text")
+		switch fc := p.Get("functionCall"); {
+		case p.Get("thought").Bool():
+			if txt.Str != "" {
+				s.text(index, st, "reasoning_content", txt.Str)
+			}
+		case fc.IsObject():
 			s.call(index, st, s.t.call(fc, p.Get("thoughtSignature").String()))
-		} else if txt := p.Get("text"); txt.Type == gjson.String && txt.Str != "" {
-			s.text(index, st, txt.Str)
+		case txt.Type == gjson.String && txt.Str != "":
+			s.text(index, st, "content", txt.Str)
 		}
 	}
 	if r := c.Get("finishReason").String(); r != "" {
@@ -148,10 +151,12 @@ func (s *stream) candidate(c gjson.Result) error {
 	return nil
 }
 
-func (s *stream) text(index int, st *choiceState, text string) {
+// text sends a piece of the answer (key content) or of its thoughts
+// (reasoning_content).
+func (s *stream) text(index int, st *choiceState, key, text string) {
 	s.role(index, st)
 	s.answer.Add(text)
-	s.chunk(index, appendField(nil, "content", text), "")
+	s.chunk(index, appendField(nil, key, text), "")
 }
 
 // call sends a whole function call as one tool-call delta at the next

@@ -84,12 +84,14 @@ type generationConfig struct {
 	Seed               json.RawMessage `json:"seed,omitempty"`
 	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
 	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
+	ThinkingConfig     *thinkingConfig `json:"thinkingConfig,omitempty"`
 }
 
 func (g *generationConfig) empty() bool {
 	return len(g.Temperature) == 0 && len(g.TopP) == 0 && len(g.CandidateCount) == 0 &&
 		len(g.MaxOutputTokens) == 0 && len(g.StopSequences) == 0 && len(g.PresencePenalty) == 0 &&
-		len(g.FrequencyPenalty) == 0 && len(g.Seed) == 0 && g.ResponseMimeType == ""
+		len(g.FrequencyPenalty) == 0 && len(g.Seed) == 0 && g.ResponseMimeType == "" &&
+		g.ThinkingConfig == nil
 }
 
 // marshal encodes v compactly without HTML escaping.

@@ -9,10 +9,10 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
-// usage is Gemini's usageMetadata in OpenAI's terms.
+// usage is Gemini's usageMetadata in OpenAI's terms; ReasoningTokens is
+// thoughtsTokenCount, part of CompletionTokens.
 type usage struct {
 	provider.Usage
-	reasoning int // thoughtsTokenCount, part of CompletionTokens
 }
 
 // usageOf reads usageMetadata: prompt = promptTokenCount (which includes
@@ -25,8 +25,8 @@ func usageOf(m gjson.Result) (usage, bool) {
 	n := func(key string) int { return int(min(max(m.Get(key).Int(), 0), 1<<40)) }
 	var u usage
 	u.PromptTokens = n("promptTokenCount") + n("toolUsePromptTokenCount")
-	u.reasoning = n("thoughtsTokenCount")
-	u.CompletionTokens = n("candidatesTokenCount") + u.reasoning
+	u.ReasoningTokens = n("thoughtsTokenCount")
+	u.CompletionTokens = n("candidatesTokenCount") + u.ReasoningTokens
 	u.CachedTokens = n("cachedContentTokenCount")
 	u.TotalTokens = n("totalTokenCount")
 	if u.TotalTokens == 0 {
@@ -46,7 +46,7 @@ func appendUsage(b []byte, u usage) []byte {
 	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
 	b = strconv.AppendInt(b, int64(u.CachedTokens), 10)
 	b = append(b, `},"completion_tokens_details":{"reasoning_tokens":`...)
-	b = strconv.AppendInt(b, int64(u.reasoning), 10)
+	b = strconv.AppendInt(b, int64(u.ReasoningTokens), 10)
 	return append(b, "}}"...)
 }
 

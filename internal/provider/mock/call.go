@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonschema"
 )
 
 // call is a function call the mock decided to make.
@@ -45,7 +47,7 @@ func pickCall(body []byte) (c call, legacy, ok bool) {
 		}
 	}
 	params := def.Get("parameters")
-	args, isObject := example(params, params, 0).(map[string]any)
+	args, isObject := jsonschema.Example(params).(map[string]any)
 	if !isObject {
 		args = map[string]any{}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/jsonschema"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -78,7 +79,7 @@ func formatted(body []byte) string {
 	case "json_schema":
 		v = map[string]any{}
 		if s := rf.Get("json_schema.schema"); s.Exists() {
-			v = example(s, s, 0)
+			v = jsonschema.Example(s)
 		}
 	case "json_object":
 		v = map[string]string{"answer": text}

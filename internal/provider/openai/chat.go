@@ -35,11 +35,15 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
 }
 
-// chatBody prepares the upstream body: the upstream model, usage asked for
-// in streams, and functions translated for hosts that only know tools.
+// chatBody prepares the upstream body: the upstream model, the reasoning
+// extension's message fields left out, usage asked for in streams, and
+// functions translated for hosts that only know tools.
 func (c *Client) chatBody(r *provider.Request, stream bool) (body []byte, translated bool, err error) {
 	body, err = withModel(r)
 	if err != nil {
+		return nil, false, err
+	}
+	if body, err = stripReasoning(body); err != nil {
 		return nil, false, err
 	}
 	if c.opt.TranslateFunctions && usesFunctions(body) {
@@ -287,5 +291,6 @@ func usageOf(u gjson.Result) provider.Usage {
 		CompletionTokens: int(u.Get("completion_tokens").Int()),
 		TotalTokens:      int(u.Get("total_tokens").Int()),
 		CachedTokens:     int(u.Get("prompt_tokens_details.cached_tokens").Int()),
+		ReasoningTokens:  int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
 	}
 }

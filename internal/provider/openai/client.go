@@ -1,7 +1,12 @@
 // Package openai talks to OpenAI and to the OpenAI-compatible hosts that
 // serve Meta-family models (Together, Groq, Fireworks, DeepInfra, vLLM,
 // Ollama, llama.cpp): it forwards the client's body with only the model ID
-// and stream options edited, and passes the answer back.
+// and stream options edited and the gateway's reasoning extension taken
+// out of the messages (reasoning_content and thinking_blocks, which hold
+// other upstreams' thinking), and passes the answer back, a host's own
+// reasoning_content included. reasoning_effort goes as the client sent it;
+// usage's completion_tokens_details.reasoning_tokens is read into
+// provider.Usage.ReasoningTokens.
 package openai
 
 import (

@@ -1,9 +1,11 @@
 package fakeanthropic
 
 import (
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/switchyard-gw/switchyard/internal/jsonschema"
 	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
 )
 
@@ -13,12 +15,25 @@ type answer struct {
 	calls   []callOut
 	stop    string // stop_reason
 	stopSeq string // the stop sequence hit, for stop_reason stop_sequence
-	output  int    // output tokens
+	output  int    // output tokens, thinking included
+	think   *thought
 }
 
 type callOut struct{ id, name, input string }
 
+// answerOf is the answer to q: the reply, after thinking when q asks for
+// it.
 func (s *Server) answerOf(q *request) *answer {
+	a := s.reply(q)
+	if q.thinking.on() {
+		a.think = s.thoughtOf(q, a)
+		a.output += a.think.tokens
+	}
+	return a
+}
+
+// reply is the answer's text or tool calls.
+func (s *Server) reply(q *request) *answer {
 	if calls := q.pickCalls(); len(calls) > 0 {
 		a := &answer{stop: "tool_use"}
 		if q.choice.typ == "auto" { // Claude explains itself before an unforced call
@@ -34,6 +49,10 @@ func (s *Server) answerOf(q *request) *answer {
 	}
 	a := &answer{stop: "end_turn"}
 	text := fakeupstream.Say(q.lastUser, s.opt.Words)
+	if q.format.Exists() {
+		b, _ := json.Marshal(jsonschema.Example(q.format)) // values decoded from JSON always marshal
+		text = string(b)
+	}
 	for _, seq := range q.stop {
 		if i := strings.Index(text, seq); i >= 0 {
 			text, a.stop, a.stopSeq = text[:i], "stop_sequence", seq

@@ -50,6 +50,27 @@ func checkBlock(p, role string, b gjson.Result) error {
 		return checkToolUse(p, b)
 	case "tool_result":
 		return checkToolResult(p, b)
+	case "thinking":
+		return checkThinkingBlock(p, b)
+	case "redacted_thinking":
+		if d := b.Get("data"); d.Type != gjson.String || !validRedacted(d.Str) {
+			return invalid("%s: Invalid `data` in `redacted_thinking` block", p)
+		}
+	}
+	return nil
+}
+
+// checkThinkingBlock checks a thinking block: text and signature, which
+// must be the fake's for that text (a modified block is refused).
+func checkThinkingBlock(p string, b gjson.Result) error {
+	text, sig := b.Get("thinking"), b.Get("signature")
+	switch {
+	case text.Type != gjson.String:
+		return invalid("%s.thinking: Field required", p)
+	case sig.Type != gjson.String:
+		return invalid("%s.signature: Field required", p)
+	case !validSignature(text.Str, sig.Str):
+		return invalid("%s: Invalid `signature` in `thinking` block", p)
 	}
 	return nil
 }

@@ -19,6 +19,8 @@ type request struct {
 	answered   bool   // the last user message holds tool results
 	prompt     int    // input tokens: words plus 3 per message
 	toolBlocks bool   // the messages hold tool_use or tool_result blocks
+	thinking   thinking
+	format     gjson.Result // output_config.format.schema
 }
 
 // Check validates a Messages API request body the way the fake server
@@ -30,7 +32,7 @@ func Check(body []byte) error {
 }
 
 var topFields = keys("model", "max_tokens", "messages", "system", "temperature", "top_p", "top_k",
-	"stop_sequences", "stream", "tools", "tool_choice", "metadata", "thinking", "service_tier")
+	"stop_sequences", "stream", "tools", "tool_choice", "metadata", "thinking", "service_tier", "output_config")
 
 func keys(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -59,7 +61,7 @@ func parse(body []byte) (*request, error) {
 		}
 	}
 	q := &request{model: root.Get("model").Str, stream: root.Get("stream").Bool()}
-	for _, check := range [...]func(gjson.Result) error{q.checkScalars, q.checkSampling, q.checkSystem, q.checkConversation, q.checkToolFields} {
+	for _, check := range [...]func(gjson.Result) error{q.checkScalars, q.checkSampling, q.checkSystem, q.checkConversation, q.checkToolFields, q.checkThinking} {
 		if err := check(root); err != nil {
 			return nil, err
 		}
@@ -192,7 +194,10 @@ func (q *request) checkModel(root gjson.Result) error {
 	if root.Get("temperature").Exists() && root.Get("top_p").Exists() && exclusiveSampling(q.model) {
 		return invalid("`temperature` and `top_p` cannot both be specified for this model. Please use only one.")
 	}
-	return nil
+	if err := q.checkThinkingModel(root); err != nil {
+		return err
+	}
+	return q.checkThinkingTurn(root)
 }
 
 // countWords counts whitespace-separated words.

@@ -110,27 +110,32 @@ func TestCheckRules(t *testing.T) {
 	base := fixture(t, "messages_request_basic.json")
 	base, _ = sjson.SetBytes(base, "model", "claude-sonnet-4-5")
 	for _, tt := range checkRuleTests {
-		t.Run(tt.name, func(t *testing.T) {
-			want := tt.want
-			if name, ok := strings.CutPrefix(want, "fixture:"); ok {
-				want = gjson.GetBytes(fixture(t, name), "error.message").Str
-			}
-			body := base
-			for path, raw := range tt.edit {
-				if raw == "-" {
-					body, _ = sjson.DeleteBytes(body, path)
-				} else {
-					body, _ = sjson.SetRawBytes(body, path, []byte(raw))
-				}
-			}
-			got := ""
-			if err := Check(body); err != nil {
-				got = err.(*apiError).message
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("Check(%s) mismatch (-want +got):\n%s", body, diff)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkEdit(t, base, tt.edit, tt.want) })
+	}
+}
+
+// checkEdit checks base edited by edit (sjson path → raw JSON, "-"
+// deletes) and compares the error message with want ("" for accepted,
+// "fixture:<file>" for a fixture's message).
+func checkEdit(t *testing.T, base []byte, edit map[string]string, want string) {
+	t.Helper()
+	if name, ok := strings.CutPrefix(want, "fixture:"); ok {
+		want = gjson.GetBytes(fixture(t, name), "error.message").Str
+	}
+	body := base
+	for path, raw := range edit {
+		if raw == "-" {
+			body, _ = sjson.DeleteBytes(body, path)
+		} else {
+			body, _ = sjson.SetRawBytes(body, path, []byte(raw))
+		}
+	}
+	got := ""
+	if err := Check(body); err != nil {
+		got = err.(*apiError).message
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Check(%s) mismatch (-want +got):\n%s", body, diff)
 	}
 }
 

@@ -51,6 +51,8 @@ var triggers = []string{
 	"error:context",   // 400 "prompt is too long"
 	"midstream-error", // streams only: some text, then an overloaded error event
 	"hang",            // send nothing until the client goes away
+	// with thinking on: a redacted_thinking block before the thinking
+	"redacted-thinking",
 }
 
 // findTrigger returns the first trigger in text, without "fake:", or "".

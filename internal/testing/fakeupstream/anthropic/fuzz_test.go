@@ -20,6 +20,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"model":"claude-fake-1","max_tokens":3,"stop_sequences":["d"],"tool_choice":{"type":"any"},"tools":[{"name":"f","input_schema":{"type":"object","required":["a",1],"properties":{"a":{"enum":[[]]}}}}],"messages":[{"role":"user","content":"x"}]}`))
+	f.Add([]byte(`{"model":"claude-fake-1","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1024},"output_config":{"format":{"type":"json_schema","schema":{"type":"object","required":["a"]}}},"messages":[{"role":"user","content":"x fake:redacted-thinking"}]}`))
 	s := &Server{Server: &fakeupstream.Server{}, opt: Options{Words: defaultWords, CacheReadTokens: 3}}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		q, err := parse(body)

@@ -19,19 +19,28 @@ type messageOut struct {
 }
 
 type contentOut struct {
-	Type  string          `json:"type"`
-	Text  *string         `json:"text,omitempty"`
-	ID    string          `json:"id,omitempty"`
-	Name  string          `json:"name,omitempty"`
-	Input json.RawMessage `json:"input,omitempty"`
+	Type      string          `json:"type"`
+	Text      *string         `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature *string         `json:"signature,omitempty"`
+	Data      string          `json:"data,omitempty"`
 }
 
 type usageOut struct {
-	InputTokens   int    `json:"input_tokens"`
-	CacheCreation int    `json:"cache_creation_input_tokens"`
-	CacheRead     int    `json:"cache_read_input_tokens"`
-	OutputTokens  int    `json:"output_tokens"`
-	ServiceTier   string `json:"service_tier,omitempty"`
+	InputTokens   int            `json:"input_tokens"`
+	CacheCreation int            `json:"cache_creation_input_tokens"`
+	CacheRead     int            `json:"cache_read_input_tokens"`
+	OutputTokens  int            `json:"output_tokens"`
+	OutputDetails *outputDetails `json:"output_tokens_details,omitempty"`
+	ServiceTier   string         `json:"service_tier,omitempty"`
+}
+
+// outputDetails splits the output tokens; sent when the model thought.
+type outputDetails struct {
+	ThinkingTokens int `json:"thinking_tokens"`
 }
 
 // messages answers POST /v1/messages.
@@ -67,9 +76,16 @@ func (s *Server) messages(c *call) {
 // message renders the complete answer.
 func (s *Server) message(q *request, a *answer) *messageOut {
 	m := &messageOut{ID: s.NewID("msg_fake"), Type: "message", Role: "assistant", Model: q.model,
-		Content: []contentOut{}, StopReason: &a.stop, Usage: s.usage(q, a.output)}
+		Content: []contentOut{}, StopReason: &a.stop, Usage: s.usage(q, a)}
 	if a.stopSeq != "" {
 		m.StopSequence = &a.stopSeq
+	}
+	if th := a.think; th != nil {
+		if th.redacted != "" {
+			m.Content = append(m.Content, contentOut{Type: "redacted_thinking", Data: th.redacted})
+		}
+		text := th.text()
+		m.Content = append(m.Content, contentOut{Type: "thinking", Thinking: &text, Signature: &th.signature})
 	}
 	if len(a.text) > 0 {
 		text := strings.Join(a.text, "")
@@ -81,8 +97,13 @@ func (s *Server) message(q *request, a *answer) *messageOut {
 	return m
 }
 
-// usage splits the prompt into uncached and cache-read tokens.
-func (s *Server) usage(q *request, output int) usageOut {
+// usage splits the prompt into uncached and cache-read tokens, and tells
+// the thinking tokens of an answer that thought.
+func (s *Server) usage(q *request, a *answer) usageOut {
 	read := min(s.opt.CacheReadTokens, q.prompt)
-	return usageOut{InputTokens: q.prompt - read, CacheRead: read, OutputTokens: output, ServiceTier: "standard"}
+	u := usageOut{InputTokens: q.prompt - read, CacheRead: read, OutputTokens: a.output, ServiceTier: "standard"}
+	if a.think != nil {
+		u.OutputDetails = &outputDetails{ThinkingTokens: a.think.tokens}
+	}
+	return u
 }

@@ -71,3 +71,37 @@ func version(model string) (major, minor int) {
 	}
 	return 0, 0
 }
+
+// thinks reports whether the model thinks: Claude 3.7 and later, and the
+// fake models.
+func thinks(model string) bool {
+	major, minor := version(model)
+	return strings.HasPrefix(model, "claude-fake-") || major > 3 || major == 3 && minor >= 7
+}
+
+// budgeted reports whether the model takes thinking enabled with a
+// budget: every thinking model before Claude 4.7.
+func budgeted(model string) bool {
+	major, minor := version(model)
+	return strings.HasPrefix(model, "claude-fake-") || thinks(model) && (major < 4 || major == 4 && minor < 7)
+}
+
+// adaptive reports whether the model takes adaptive thinking: Claude 4.6
+// and later.
+func adaptive(model string) bool {
+	major, minor := version(model)
+	return strings.HasPrefix(model, "claude-fake-") || major > 4 || major == 4 && minor >= 6
+}
+
+// effortSteered reports whether the model takes output_config.effort:
+// Claude Opus 4.5 and the adaptive models.
+func effortSteered(model string) bool {
+	return adaptive(model) || strings.HasPrefix(model, "claude-opus-4-5")
+}
+
+// structured reports whether the model takes output_config.format:
+// Claude 4.5 and later (Opus 4.1 not).
+func structured(model string) bool {
+	major, minor := version(model)
+	return strings.HasPrefix(model, "claude-fake-") || major > 4 || major == 4 && minor >= 5
+}

@@ -47,6 +47,8 @@ type delta struct {
 	Type        string  `json:"type"`
 	Text        *string `json:"text,omitempty"`
 	PartialJSON *string `json:"partial_json,omitempty"`
+	Thinking    *string `json:"thinking,omitempty"`
+	Signature   *string `json:"signature,omitempty"`
 }
 
 type indexOnly struct {
@@ -61,7 +63,8 @@ type messageDelta struct {
 		StopSequence *string `json:"stop_sequence"`
 	} `json:"delta"`
 	Usage struct {
-		OutputTokens int `json:"output_tokens"`
+		OutputTokens  int            `json:"output_tokens"`
+		OutputDetails *outputDetails `json:"output_tokens_details,omitempty"`
 	} `json:"usage"`
 }
 
@@ -100,33 +103,40 @@ func (s *Server) stream(c *call, m *messageOut, a *answer, midError bool) {
 	}
 	var md messageDelta
 	md.Type, md.Delta.StopReason, md.Delta.StopSequence = "message_delta", m.StopReason, m.StopSequence
-	md.Usage.OutputTokens = m.Usage.OutputTokens
+	md.Usage.OutputTokens, md.Usage.OutputDetails = m.Usage.OutputTokens, m.Usage.OutputDetails
 	e.send("message_delta", md)
 	e.send("message_stop", typeOnly{Type: "message_stop"})
 }
 
 // streamBlock sends content block i: text word by word, a tool input in
-// fragments after an empty one.
+// fragments after an empty one, thinking word by word then its signature
+// (fixture stream_thinking.sse), a redacted_thinking block whole.
 func streamBlock(e events, i int, b contentOut, a *answer) {
-	start := b
-	var pieces []string
-	kind := "text_delta"
-	if b.Type == "text" {
-		empty := ""
-		start.Text, pieces = &empty, a.text
-	} else {
-		start.Input, kind = json.RawMessage(`{}`), "input_json_delta"
-		pieces = append([]string{""}, argPieces(string(b.Input))...)
+	start, empty := b, ""
+	var deltas []delta
+	switch b.Type {
+	case "text":
+		start.Text = &empty
+		for _, p := range a.text {
+			deltas = append(deltas, delta{Type: "text_delta", Text: &p})
+		}
+	case "tool_use":
+		start.Input = json.RawMessage(`{}`)
+		for _, p := range append([]string{""}, argPieces(string(b.Input))...) {
+			deltas = append(deltas, delta{Type: "input_json_delta", PartialJSON: &p})
+		}
+	case "thinking":
+		start.Thinking, start.Signature = &empty, &empty
+		for _, p := range a.think.pieces {
+			deltas = append(deltas, delta{Type: "thinking_delta", Thinking: &p})
+		}
+		deltas = append(deltas, delta{Type: "signature_delta", Signature: b.Signature})
 	}
 	e.send("content_block_start", blockStart{Type: "content_block_start", Index: i, ContentBlock: start})
 	if i == 0 {
 		e.send("ping", typeOnly{Type: "ping"})
 	}
-	for _, p := range pieces {
-		d := delta{Type: kind, Text: &p}
-		if kind == "input_json_delta" {
-			d.Text, d.PartialJSON = nil, &p
-		}
+	for _, d := range deltas {
 		e.send("content_block_delta", blockDelta{Type: "content_block_delta", Index: i, Delta: d})
 	}
 	e.send("content_block_stop", indexOnly{Type: "content_block_stop", Index: i})

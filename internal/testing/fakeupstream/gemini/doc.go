@@ -31,7 +31,17 @@
 //     VALIDATED or naming undeclared functions; generationConfig values
 //     out of range (temperature 0–2, topP 0–1, candidateCount 1–8, at most
 //     5 stopSequences, …), a response schema without responseMimeType
-//     application/json;
+//     application/json; in responseJsonSchema, a keyword outside those
+//     Google documents (inbound-apis.md §7.3), a keyword other than
+//     $-keywords beside $ref, enum values other than strings and numbers
+//     (stricter than Google may be: it documents these, the fake enforces
+//     them so that adapters that pass others on are caught);
+//   - thinkingConfig on a model that does not think (before 2.5), both
+//     thinkingBudget and thinkingLevel, a budget outside the model's range
+//     (-1 is dynamic; 2.5 Pro 128–32768, 2.5 Flash 0–24576, 2.5
+//     Flash-Lite 0 or 512–24576, Gemini 3 0–32768, Pro from 128),
+//     thinkingLevel before Gemini 3, or one the model lacks (minimal on
+//     Pro; any case is taken);
 //   - streamGenerateContent without alt=sse; embedding requests whose
 //     model is not the URL's, more than 100 in a batch, too many
 //     dimensions, a title without task type RETRIEVAL_DOCUMENT.
@@ -41,7 +51,14 @@
 // first allowed or declared function with arguments made up from its
 // parameters, and a Gemini 3 model signs the first call; otherwise it
 // echoes the last user text ("You said: …"), cut by maxOutputTokens
-// (MAX_TOKENS) and stopSequences, as JSON when responseMimeType asks.
+// (MAX_TOKENS) and stopSequences, as JSON when responseMimeType asks: a
+// value fitting the response schema (made by mock.ExampleJSON;
+// responseSchema's upper-case types read as JSON Schema's), or
+// {"answer": text} without one. Models from 2.5 on think unless a
+// thinkingBudget of 0 stops them, reporting thoughtsTokenCount 7; with
+// includeThoughts every candidate starts with a part flagged thought
+// ("**Reading the request**\nThe user wrote: …"), which streams send
+// first, in two events.
 // Streams frame events with "\r\n\r\n" like Google (Options.LF for
 // "\n\n"), text a word per event; Gemini 3 sends each call in its own
 // event and then an empty text with STOP (fixture

@@ -90,13 +90,15 @@ const callTurn = `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}
 
 const fTool = `"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"object","properties":{"a":{"type":"string"}}}}]}]`
 
+// strictCase is a request the fake refuses.
+type strictCase struct {
+	name, model, key, body string
+	status                 int
+	want                   string // in the error message
+}
+
 func TestStrict(t *testing.T) {
-	s := start(t, Options{})
-	for _, tt := range []struct {
-		name, model, key, body string
-		status                 int
-		want                   string // in the error message
-	}{
+	checkStrict(t, []strictCase{
 		{"no key", "gemini-2.5-flash", "", valid, 403, "unregistered callers"},
 		{"wrong key", "gemini-2.5-flash", "nope", valid, 400, "API key not valid"},
 		{"unknown model", "gemini-9.9-pro", DefaultKey, valid, 404, "models/gemini-9.9-pro is not found"},
@@ -130,7 +132,14 @@ func TestStrict(t *testing.T) {
 		{"candidates", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"generationConfig":{"candidateCount":9}}`, 400, "candidateCount"},
 		{"unknown generation field", "gemini-2.5-flash", DefaultKey, `{"contents":[{"role":"user","parts":[{"text":"a"}]}],"generationConfig":{"max_tokens":3}}`, 400, `Unknown name "max_tokens"`},
 		{"no alt=sse", "gemini-2.5-flash", DefaultKey, valid, 400, "alt=sse"},
-	} {
+	})
+}
+
+// checkStrict posts each case to a fresh fake and checks its refusal.
+func checkStrict(t *testing.T, cases []strictCase) {
+	t.Helper()
+	s := start(t, Options{})
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			action := tt.model + ":generateContent"
 			if tt.name == "no alt=sse" {
@@ -204,86 +213,6 @@ func TestAnswerFunctionCall(t *testing.T) {
 	if diff := cmp.Diff(`The function get_weather returned {"t":1}.`, gjson.GetBytes(r.body, "candidates.0.content.parts.0.text").Str); diff != "" {
 		t.Errorf("answer to the response (-want +got):\n%s", diff)
 	}
-}
-
-// events splits a stream body into its data payloads, checking framing.
-func events(t *testing.T, body []byte, sep string) []gjson.Result {
-	t.Helper()
-	if !bytes.HasSuffix(body, []byte(sep)) {
-		t.Fatalf("stream does not end with %q: %q", sep, body)
-	}
-	var out []gjson.Result
-	for _, ev := range strings.Split(strings.TrimSuffix(string(body), sep), sep) {
-		data, ok := strings.CutPrefix(ev, "data: ")
-		if !ok || !gjson.Valid(data) || strings.ContainsAny(data, "\r\n") {
-			t.Fatalf("bad event %q", ev)
-		}
-		out = append(out, gjson.Parse(data))
-	}
-	return out
-}
-
-func TestStream(t *testing.T) {
-	for _, tt := range []struct {
-		name, model, body string
-		lf                bool
-		want              []string // one summary per event
-	}{
-		{"text", "gemini-2.0-flash", `{"contents":[{"role":"user","parts":[{"text":"Hi there"}]}],"generationConfig":{"maxOutputTokens":4}}`, false,
-			[]string{`"You" -`, `" said:" -`, `" Hi" -`, `" there" MAX_TOKENS`}},
-		{"lf", "gemini-2.0-flash", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":2}}`, true,
-			[]string{`"You" -`, `" said:" MAX_TOKENS`}},
-		{"gemini 3 calls", "gemini-3-flash-preview", `{"contents":[{"role":"user","parts":[{"text":"fake:parallel"}]}],` + fTool + `}`, false,
-			[]string{`call f signed -`, `call f -`, `"" STOP`}},
-		{"gemini 2 calls", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"x"}]}],` + fTool + `}`, false,
-			[]string{`call f STOP`}},
-		{"blocked", "gemini-2.5-flash", `{"contents":[{"role":"user","parts":[{"text":"fake:blocked"}]}]}`, false,
-			[]string{`blocked PROHIBITED_CONTENT`}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := start(t, Options{LF: tt.lf})
-			r := post(t, s, tt.model+":streamGenerateContent?alt=sse", DefaultKey, tt.body)
-			if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
-				t.Fatalf("status %d %s", r.status, r.body)
-			}
-			sep := "\r\n\r\n"
-			if tt.lf {
-				sep = "\n\n"
-			}
-			var got []string
-			evs := events(t, r.body, sep)
-			for _, ev := range evs {
-				got = append(got, summary(ev))
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("events (-want +got):\n%s", diff)
-			}
-			last := evs[len(evs)-1].Get("usageMetadata")
-			if !last.Get("totalTokenCount").Exists() || !last.Get("promptTokenCount").Exists() {
-				t.Errorf("last event usage %s", last.Raw)
-			}
-		})
-	}
-}
-
-func summary(ev gjson.Result) string {
-	if b := ev.Get("promptFeedback.blockReason"); b.Exists() {
-		return "blocked " + b.Str
-	}
-	c := ev.Get("candidates.0")
-	p := c.Get("content.parts.0")
-	s := p.Get("text").Raw
-	if fc := p.Get("functionCall"); fc.Exists() {
-		s = "call " + fc.Get("name").Str
-		if p.Get("thoughtSignature").Exists() {
-			s += " signed"
-		}
-	}
-	f := c.Get("finishReason").Str
-	if f == "" {
-		f = "-"
-	}
-	return s + " " + f
 }
 
 func TestTriggers(t *testing.T) {

@@ -24,9 +24,10 @@ type answer struct {
 // cand is one candidate: text pieces (words with their leading space) or
 // function calls.
 type cand struct {
-	pieces []string
-	calls  []fcall
-	finish string
+	thought []string // thought summary pieces, when includeThoughts
+	pieces  []string
+	calls   []fcall
+	finish  string
 }
 
 type fcall struct {
@@ -80,15 +81,17 @@ func (c *call) generate(stream bool) {
 func (s *Server) answer(req *request, text, trigger string) *answer {
 	sum := sha256.Sum256([]byte(req.model + "\x00" + text))
 	a := &answer{model: req.model, id: base64.RawURLEncoding.EncodeToString(sum[:12]), prompt: promptTokens(req)}
-	if thinks(req.model) {
-		a.thoughts = thoughtTokens
-	}
+	a.thoughts = req.gen.thoughts
 	if trigger == "blocked" {
 		a.blocked = true
 		return a
 	}
 	for k := range max(req.gen.candidates, 1) {
-		a.cands = append(a.cands, s.candidate(req, text, k, trigger))
+		c := s.candidate(req, text, k, trigger)
+		if req.gen.includeThoughts {
+			c.thought = thoughtText(text)
+		}
+		a.cands = append(a.cands, c)
 	}
 	return a
 }
@@ -179,15 +182,6 @@ func describe(resps []gjson.Result) string {
 		b.WriteString("The function " + r.Get("functionResponse.name").Str + " returned " + r.Get("functionResponse.response").Raw + ".")
 	}
 	return b.String()
-}
-
-// jsonAnswer is a JSON text fitting the schema's top-level properties, or
-// {"answer": text}.
-func jsonAnswer(schema gjson.Result, text string) string {
-	if !schema.Get("properties").IsObject() {
-		return `{"answer":` + string(gjson.AppendJSONString(nil, text)) + `}`
-	}
-	return string(fakeArgs(schema, 0))
 }
 
 // lastUserText is the text of the last user turn with text.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/switchyard-gw/switchyard/internal/testing/fakeupstream"
@@ -32,6 +33,7 @@ type respContent struct {
 
 type respPart struct {
 	Text             *string   `json:"text,omitempty"`
+	Thought          bool      `json:"thought,omitempty"`
 	FunctionCall     *respCall `json:"functionCall,omitempty"`
 	ThoughtSignature string    `json:"thoughtSignature,omitempty"`
 }
@@ -64,9 +66,9 @@ type step struct {
 func (a *answer) all() []step {
 	out := make([]step, len(a.cands))
 	for k, c := range a.cands {
-		out[k] = step{index: k, parts: append(textParts(c.pieces), callParts(c.calls)...), finish: c.finish}
-		if len(out[k].parts) == 0 {
-			out[k].parts = textParts([]string{""})
+		out[k] = step{index: k, parts: slices.Concat(thoughtParts(c.thought), textParts(c.pieces), callParts(c.calls)), finish: c.finish}
+		if len(c.pieces) == 0 && len(c.calls) == 0 {
+			out[k].parts = append(out[k].parts, textParts([]string{""})...)
 		}
 	}
 	return out
@@ -78,6 +80,15 @@ func textParts(pieces []string) []respPart {
 	}
 	s := strings.Join(pieces, "")
 	return []respPart{{Text: &s}}
+}
+
+// thoughtParts is the thought summary as one part flagged thought.
+func thoughtParts(pieces []string) []respPart {
+	out := textParts(pieces)
+	for i := range out {
+		out[i].Thought = true
+	}
+	return out
 }
 
 func callParts(calls []fcall) []respPart {
@@ -116,19 +127,42 @@ func (a *answer) response(steps []step, final, index bool) response {
 	return r
 }
 
-// events splits the answer into stream events. Text goes a piece per
-// event, the last with the finish reason. Calls come whole: Gemini 2 sends
-// them with STOP in one event; Gemini 3 sends each call in its own event,
-// then an empty text with STOP (fixture stream_function_call_split_finish).
+// events splits the answer into stream events. Thoughts come first, a
+// piece per event. Text goes a piece per event, the last with the finish
+// reason. Calls come whole: Gemini 2 sends them with STOP in one event;
+// Gemini 3 sends each call in its own event, then an empty text with STOP
+// (fixture stream_function_call_split_finish).
 func (a *answer) events() [][]step {
 	if a.blocked {
 		return [][]step{nil}
 	}
+	return append(a.thoughtEvents(), a.answerEvents()...)
+}
+
+// thoughtEvents streams the thought summaries, a piece per event.
+func (a *answer) thoughtEvents() [][]step {
+	var out [][]step
+	for i := range len(a.cands[0].thought) {
+		var ev []step
+		for k, c := range a.cands {
+			ev = append(ev, step{index: k, parts: thoughtParts(c.thought[i : i+1])})
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// answerEvents streams the text or the calls.
+func (a *answer) answerEvents() [][]step {
 	switch {
 	case len(a.cands[0].calls) > 0 && needsSignature(a.model):
 		return a.splitCalls()
 	case len(a.cands[0].calls) > 0:
-		return [][]step{a.all()}
+		ev := a.all()
+		for k := range ev {
+			ev[k].parts = slices.DeleteFunc(ev[k].parts, func(p respPart) bool { return p.Thought })
+		}
+		return [][]step{ev}
 	}
 	var out [][]step
 	n := 1

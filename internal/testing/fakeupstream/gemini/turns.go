@@ -82,15 +82,10 @@ func checkResponseFormat(g gjson.Result, gen *generation) error {
 		}
 		gen.schema = rs
 	case rj.Exists():
-		if !rj.IsObject() && !rj.IsBool() {
-			return badValue(at+".response_json_schema", "expected a JSON Schema")
-		}
-		gen.schema = rj
-	}
-	if t := g.Get("thinkingConfig"); t.Exists() {
-		if err := fields(t, at+".thinking_config", "thinkingBudget", "includeThoughts", "thinkingLevel"); err != nil {
+		if err := checkJSONSchema(at+".response_json_schema", rj, 0); err != nil {
 			return err
 		}
+		gen.schema = rj
 	}
 	gen.json = mime.Str == "application/json"
 	return nil

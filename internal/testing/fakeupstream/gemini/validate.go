@@ -34,6 +34,10 @@ type generation struct {
 	stops      []string
 	json       bool
 	schema     gjson.Result
+	// thoughts is the thoughtsTokenCount: the model thinks unless told
+	// not to (thinkingBudget 0).
+	thoughts        int
+	includeThoughts bool // answers start with a thought part
 }
 
 // CheckGenerate returns the error the fake would answer a generateContent
@@ -81,6 +85,9 @@ func parseGenerate(model string, body []byte) (*request, error) {
 		return nil, err
 	}
 	if err := checkGeneration(root.Get("generationConfig"), &req.gen); err != nil {
+		return nil, err
+	}
+	if err := checkThinking(model, root.Get("generationConfig.thinkingConfig"), &req.gen); err != nil {
 		return nil, err
 	}
 	return req, checkTurns(model, req.contents)

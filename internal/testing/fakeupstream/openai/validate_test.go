@@ -91,6 +91,7 @@ func TestRejectsChat(t *testing.T) {
 		{name: "assistant empty", body: msgs(`{"role":"user","content":"hi"},{"role":"assistant"},{"role":"user","content":"hi"}`), status: 400, param: "messages[1].content", code: "missing_required_parameter"},
 		{name: "tool_call_id on user", body: msgs(`{"role":"user","content":"hi","tool_call_id":"c"}`), status: 400, param: "messages[0].tool_call_id", code: "unknown_parameter"},
 		{name: "reasoning_content on assistant", body: msgs(`{"role":"user","content":"hi"},{"role":"assistant","content":"x","reasoning_content":"y"},{"role":"user","content":"hi"}`), status: 400, param: "messages[1].reasoning_content", code: "unknown_parameter"},
+		{name: "thinking_blocks on assistant", body: msgs(`{"role":"user","content":"hi"},{"role":"assistant","content":"x","thinking_blocks":[{"type":"thinking","thinking":"y","signature":"s"}]},{"role":"user","content":"hi"}`), status: 400, param: "messages[1].thinking_blocks", code: "unknown_parameter"},
 		{name: "tool without tool_call_id", body: msgs(`{"role":"user","content":"hi"},{"role":"tool","content":"x"}`), status: 400, param: "messages[1].tool_call_id", code: "missing_required_parameter"},
 		{name: "function without name", body: msgs(`{"role":"user","content":"hi"},{"role":"function","content":"x"}`), status: 400, param: "messages[1].name", code: "missing_required_parameter"},
 		{name: "tool without call", body: msgs(`{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c1","content":"x"}`), status: 400, param: "messages[1].role"},

@@ -1,6 +1,9 @@
-package mock
+// Package jsonschema builds sample values that satisfy a JSON Schema, for
+// the mock provider and the fake upstreams.
+package jsonschema
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 
@@ -10,9 +13,13 @@ import (
 // maxDepth bounds how deep example follows nested and recursive schemas.
 const maxDepth = 8
 
-// sampleString is the string the mock puts where a schema asks for any
+// sampleString is the string Example puts where a schema asks for any
 // string.
 const sampleString = "Paris"
+
+// Example returns a value that satisfies the JSON schema s (nil for an
+// empty schema): see example.
+func Example(s gjson.Result) any { return example(s, s, 0) }
 
 // example returns a value that satisfies the JSON schema s, resolving
 // local references ("#/$defs/x") against root: the const, else the first
@@ -183,4 +190,13 @@ func formatSample(format string) string {
 		return "P1D"
 	}
 	return sampleString
+}
+
+// ExampleJSON returns JSON that satisfies the JSON schema (local $refs
+// resolved, as example does); fake upstreams answer structured-output
+// requests with it.
+func ExampleJSON(schema []byte) []byte {
+	s := gjson.ParseBytes(schema)
+	b, _ := json.Marshal(example(s, s, 0)) // values decoded from JSON always marshal
+	return b
 }
