@@ -52,7 +52,7 @@
 // parameters, and a Gemini 3 model signs the first call; otherwise it
 // echoes the last user text ("You said: …"), cut by maxOutputTokens
 // (MAX_TOKENS) and stopSequences, as JSON when responseMimeType asks: a
-// value fitting the response schema (made by mock.ExampleJSON;
+// value fitting the response schema (made by jsonschema.ExampleJSON;
 // responseSchema's upper-case types read as JSON Schema's), or
 // {"answer": text} without one. Models from 2.5 on think unless a
 // thinkingBudget of 0 stops them, reporting thoughtsTokenCount 7; with

@@ -7,7 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
-	"github.com/switchyard-gw/switchyard/internal/provider/mock"
+	"github.com/switchyard-gw/switchyard/internal/jsonschema"
 )
 
 // jsonSchemaKeys are the JSON Schema keywords responseJsonSchema takes
@@ -87,7 +87,7 @@ func jsonAnswer(schema gjson.Result, text string) string {
 	if !schema.Exists() {
 		return `{"answer":` + string(gjson.AppendJSONString(nil, text)) + `}`
 	}
-	return string(mock.ExampleJSON(lowerTypes([]byte(schema.Raw), schema, "")))
+	return string(jsonschema.ExampleJSON(lowerTypes([]byte(schema.Raw), schema, "")))
 }
 
 // lowerTypes rewrites every "type" string of an OpenAPI Schema in lower
