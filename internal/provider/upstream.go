@@ -45,11 +45,23 @@ type Upstream struct {
 // Post sends body to url and returns the response when the status is 200;
 // otherwise the classified error. The caller closes the body.
 func (u *Upstream) Post(ctx context.Context, url string, body []byte, stream bool, requestID string) (*http.Response, error) {
+	return u.post(ctx, url, body, stream, requestID, nil)
+}
+
+// post is Post with extra headers (a client's, passed on by a Forwarder)
+// set over the ones every request carries.
+func (u *Upstream) post(ctx context.Context, url string, body []byte, stream bool, requestID string, extra http.Header) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, &Error{Provider: u.Name, Kind: KindUnavailable, Err: err}
 	}
 	req.Header = u.Header.Clone()
+	for k, vs := range extra {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
 	if stream {
 		req.Header.Set("Accept", "text/event-stream")
 	}
@@ -109,10 +121,16 @@ func (u *Upstream) Probe(ctx context.Context, url string) error {
 // Call posts body and reads the whole answer, bounded by the total
 // timeout (the deployment's, when ctx carries one: WithTimeouts).
 func (u *Upstream) Call(ctx context.Context, url string, body []byte, requestID string) ([]byte, http.Header, error) {
+	return u.CallHeader(ctx, url, body, requestID, nil)
+}
+
+// CallHeader is Call with extra headers set over the ones every request
+// carries (a client's anthropic-beta, passed on by a Forwarder).
+func (u *Upstream) CallHeader(ctx context.Context, url string, body []byte, requestID string, extra http.Header) ([]byte, http.Header, error) {
 	_, total := u.bounds(ctx)
 	ctx, cancel := context.WithTimeout(ctx, total)
 	defer cancel()
-	resp, err := u.Post(ctx, url, body, false, requestID)
+	resp, err := u.post(ctx, url, body, false, requestID, extra)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -133,13 +151,18 @@ func (u *Upstream) Call(ctx context.Context, url string, body []byte, requestID 
 // returned cancel ends the upstream request; call it when the stream is
 // done.
 func (u *Upstream) Open(ctx context.Context, url string, body []byte, requestID string) (*http.Response, context.CancelFunc, error) {
+	return u.OpenHeader(ctx, url, body, requestID, nil)
+}
+
+// OpenHeader is Open with extra headers, as CallHeader.
+func (u *Upstream) OpenHeader(ctx context.Context, url string, body []byte, requestID string, extra http.Header) (*http.Response, context.CancelFunc, error) {
 	firstByte, total := u.bounds(ctx)
 	ctx, cancelCause := context.WithCancelCause(ctx)
 	b := &streamBody{name: u.Name, idle: u.IdleTimeout, total: total, start: time.Now(), cancel: cancelCause}
 	if firstByte > 0 {
 		b.deadline = time.AfterFunc(firstByte, b.expire)
 	}
-	resp, err := u.Post(ctx, url, body, true, requestID)
+	resp, err := u.post(ctx, url, body, true, requestID, extra)
 	if err != nil {
 		b.stop()
 		if b.expired.Load() { // no headers within the first byte's bound

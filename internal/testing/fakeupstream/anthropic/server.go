@@ -51,6 +51,7 @@ func Start(opt Options) *Server {
 	s := &Server{opt: opt}
 	mux := http.NewServeMux()
 	mux.Handle("POST /v1/messages", s.endpoint(s.messages))
+	mux.Handle("POST /v1/messages/count_tokens", s.endpoint(s.countTokens))
 	mux.Handle("/", s.endpoint(nil))
 	s.Server = fakeupstream.Start(fakeupstream.Config{Name: "fakeanthropic", Latency: opt.Latency, Handler: mux, Error: s.injected})
 	return s

@@ -68,6 +68,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /v1/chat/completions", s.endpoint(true, s.chat))
 	mux.Handle("POST /v1/completions", s.endpoint(true, s.completions))
 	mux.Handle("POST /v1/embeddings", s.endpoint(true, s.embeddings))
+	mux.Handle("POST /v1/responses", s.endpoint(true, s.responses))
 	mux.Handle("GET /v1/models", s.endpoint(false, s.listModels))
 	mux.Handle("GET /v1/models/{model...}", s.endpoint(false, s.getModel))
 	mux.Handle("/", s.endpoint(false, nil)) // OpenAI's "Invalid URL" 404
