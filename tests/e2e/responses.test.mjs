@@ -131,12 +131,13 @@ const result = (call) => ({ type: 'function_call_output', call_id: call.call_id,
 
 for (const model of FAMILIES) {
   test(`${model}: responses.create answers with output_text and usage`, async () => {
-    const r = await client.responses.create({ model, instructions: 'Be brief.', input: 'Say hello' });
+    const r = await client.responses.create({ model, instructions: 'Be brief.', input: 'Say hello', max_output_tokens: 256 });
     count(model, r);
     checkDone(model, r);
     assert.equal(r.output_text, textOf(r));
     assert.match(r.output_text, /hello/, 'the fake echoes the user turn');
     assert.equal(r.instructions, 'Be brief.');
+    assert.equal(r.max_output_tokens, 256);
     assert.equal(r.store, true);
     assert.ok(r._request_id, 'x-request-id is exposed');
   });
