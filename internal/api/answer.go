@@ -22,6 +22,40 @@ type answer struct {
 	// embeddings reports an embeddings answer, whose vectors are encoded
 	// as the client asked: base64 or float arrays.
 	embeddings, base64 bool
+	// dialect frames errors and streams; nil: OpenAI's.
+	dialect dialect
+}
+
+// dialect is what differs between the APIs the gateway serves in how
+// they answer: the error body, and a stream's events and end.
+type dialect interface {
+	// writeError writes e as the whole response.
+	writeError(w http.ResponseWriter, r *http.Request, e *Error)
+	// event writes one event of a stream, data being its JSON.
+	event(sw *sse.Writer, data []byte) error
+	// done ends a stream that completed.
+	done(sw *sse.Writer) error
+	// errorEvent ends a stream that failed after it started.
+	errorEvent(sw *sse.Writer, r *http.Request, e *Error) error
+}
+
+// openAI is the dialect of the OpenAI-compatible endpoints.
+type openAI struct{}
+
+func (openAI) writeError(w http.ResponseWriter, _ *http.Request, e *Error) { WriteError(w, e) }
+func (openAI) event(sw *sse.Writer, data []byte) error                     { return sw.Data(data) }
+func (openAI) done(sw *sse.Writer) error                                   { return sw.Done() }
+
+func (openAI) errorEvent(sw *sse.Writer, _ *http.Request, e *Error) error {
+	return sw.Data(e.Body()[:len(e.Body())-1]) // without the newline
+}
+
+// d returns the answer's dialect.
+func (a *answer) d() dialect {
+	if a.dialect == nil {
+		return openAI{}
+	}
+	return a.dialect
 }
 
 var _ gateway.Writer = (*answer)(nil)
@@ -36,7 +70,7 @@ func (a *answer) Error(err error, end func(gateway.Outcome)) {
 		a.w.WriteHeader(statusClientClosed)
 		return
 	}
-	WriteError(a.w, e)
+	a.d().writeError(a.w, a.r, e)
 }
 
 // Response writes a complete answer, recorded first.
@@ -60,7 +94,8 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 
 // Stream relays a stream to the client chunk by chunk, flushing each.
 // A failure before the first byte is an ordinary JSON error with a status;
-// after it, a final data: {"error":…} event and no [DONE].
+// after it, a final error event (OpenAI: data: {"error":…}) and no end
+// of stream ([DONE], message_stop).
 //
 // The usage is recorded before the stream's last bytes are written: at
 // [DONE], before the error event, or when the client has gone (partial
@@ -78,7 +113,7 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 			if !sw.Started() {
 				w.WriteHeader(http.StatusOK)
 			}
-			sw.Done()
+			a.d().done(sw)
 			return
 		}
 		if err != nil {
@@ -99,20 +134,20 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 				// partial usage may take a while (the tokenizer's first
 				// load), so the client's event goes first; the stream's
 				// progress line covers a crash in between.
-				sw.Data(e.Body()[:len(e.Body())-1]) // without the newline
+				a.d().errorEvent(sw, r, e)
 				end(out)
 				return
 			}
 			end(out)
 			if !gone {
-				sw.Data(e.Body()[:len(e.Body())-1])
+				a.d().errorEvent(sw, r, e)
 			}
 			return
 		}
 		// A client that stops reading must not hold the stream (and the
 		// upstream call) forever.
 		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-		if err := sw.Data(chunk); err != nil {
+		if err := a.d().event(sw, chunk); err != nil {
 			// The client went away; closing the stream cancels upstream.
 			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 			return

@@ -9,13 +9,24 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/server"
 )
 
+// modelWriter is the gateway.Writer of one model request, given the
+// request's handler, ResponseWriter and Request when it is served.
+type modelWriter interface {
+	gateway.Writer
+	bind(h *Handler, w http.ResponseWriter, r *http.Request)
+	// d is the dialect its errors are written in.
+	d() dialect
+}
+
+func (a *answer) bind(h *Handler, w http.ResponseWriter, r *http.Request) { a.h, a.w, a.r = h, w, r }
+
 // serveModel is the shared first half of the POST model endpoints: read
 // the body, validate it with check, and hand the request to the gateway,
 // which answers through aw while the pooled body is still valid.
-func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(body []byte) (*gateway.Request, *Error), aw *answer) {
+func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(body []byte) (*gateway.Request, *Error), aw modelWriter) {
 	body, release, e := h.readBody(w, r)
 	if e != nil {
-		WriteError(w, e)
+		aw.d().writeError(w, r, e)
 		return
 	}
 	defer release()
@@ -25,16 +36,16 @@ func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(
 		rec.Model = req.Model
 	}
 	if e != nil {
-		WriteError(w, e)
+		aw.d().writeError(w, r, e)
 		return
 	}
 	if h.opt.Gateway == nil {
-		WriteError(w, ModelNotFound())
+		aw.d().writeError(w, r, ModelNotFound())
 		return
 	}
 	req.Principal, _ = auth.FromContext(r.Context())
 	req.Access = rec
-	aw.h, aw.w, aw.r = h, w, r
+	aw.bind(h, w, r)
 	h.opt.Gateway.Serve(r.Context(), req, aw)
 }
 

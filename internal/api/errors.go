@@ -63,14 +63,18 @@ func (e *Error) Body() []byte {
 }
 
 // WriteError writes e as the response.
-func WriteError(w http.ResponseWriter, e *Error) {
+func WriteError(w http.ResponseWriter, e *Error) { writeErrorBody(w, e.Status, e.RetryAfter, e.Body()) }
+
+// writeErrorBody writes an error response: its status, Retry-After when
+// positive, and its JSON body.
+func writeErrorBody(w http.ResponseWriter, status, retryAfter int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	if e.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	if retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(retryAfter))
 	}
-	w.WriteHeader(e.Status)
-	w.Write(e.Body())
+	w.WriteHeader(status)
+	w.Write(body)
 }
 
 // Errors the gateway itself produces.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/auth"
@@ -33,6 +34,12 @@ type Options struct {
 	// at once (server.max_body_bytes_in_flight); past it requests get 503
 	// with Retry-After. 0: unbounded.
 	MaxBodyBytesInFlight int64
+	// Responses keeps the Responses API's answers (store:true) for
+	// retrieval and previous_response_id; nil keeps none.
+	Responses ResponseStore
+	// ResponseRetention is how long a stored response is kept (default
+	// 720h).
+	ResponseRetention time.Duration
 }
 
 // Handler serves the /v1 API and the health endpoints.
@@ -40,6 +47,8 @@ type Handler struct {
 	opt    Options
 	mux    *http.ServeMux
 	bodies bodyBytes
+	// saveFailures counts the responses that could not be stored.
+	saveFailures atomic.Int64
 }
 
 // New returns the API handler with its routes.
@@ -49,6 +58,9 @@ func New(opt Options) *Handler {
 	}
 	h := &Handler{opt: opt, mux: http.NewServeMux()}
 	h.bodies.max = opt.MaxBodyBytesInFlight
+	if opt.ResponseRetention <= 0 {
+		h.opt.ResponseRetention = 720 * time.Hour
+	}
 	h.route("GET /healthz", h.healthz)
 	h.route("GET /readyz", h.readyz)
 	h.route("POST /v1/chat/completions", h.authed(h.chat))
@@ -56,6 +68,9 @@ func New(opt Options) *Handler {
 	h.route("POST /v1/embeddings", h.authed(h.embeddings))
 	h.route("GET /v1/models", h.authed(h.listModels))
 	h.route("GET /v1/models/{model...}", h.authed(h.getModel))
+	h.route("POST /v1/messages", h.authedBy(h.anthropicKey, messagesDialect{}, h.messages))
+	h.route("POST /v1/messages/count_tokens", h.authedBy(h.anthropicKey, messagesDialect{}, h.countTokens))
+	h.responsesRoutes()
 	h.mux.HandleFunc("/", notFound)
 	return h
 }
@@ -66,20 +81,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 // other method, a 405 in the error shape.
 func (h *Handler) route(pattern string, fn http.HandlerFunc) {
 	method, path, _ := strings.Cut(pattern, " ")
-	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		server.RecordFrom(r.Context()).Route = pattern
-		fn(w, r)
-	})
-	allow := method
-	if method == http.MethodGet {
-		allow = "GET, HEAD"
-	}
-	h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-		server.RecordFrom(r.Context()).Route = path
-		w.Header().Set("Allow", allow)
-		WriteError(w, &Error{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error", Code: "method_not_allowed",
-			Message: "Method " + r.Method + " is not allowed for " + r.URL.Path + " (allowed: " + allow + ")."})
-	})
+	h.routeMethods(path, methodFn{method, fn})
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {
@@ -87,24 +89,10 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 		Message: "Unknown request URL: " + r.Method + " " + r.URL.Path + ". Please check the URL for typos."})
 }
 
-// authed runs fn only for a request with a valid, active key.
+// authed runs fn only for a request with a valid, active key in its
+// Authorization header.
 func (h *Handler) authed(fn http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		values := r.Header.Values("Authorization")
-		header := ""
-		if len(values) == 1 {
-			header = values[0]
-		} else if len(values) > 1 {
-			header = "Bearer -" // several headers: malformed
-		}
-		p, err := h.opt.Auth.Authenticate(r.Context(), header)
-		if err != nil {
-			WriteError(w, h.authError(r, err))
-			return
-		}
-		server.RecordFrom(r.Context()).Account = p.AccountID
-		fn(w, r.WithContext(auth.NewContext(r.Context(), p)))
-	}
+	return h.authedBy(authorization, openAI{}, fn)
 }
 
 // authError maps an authentication failure to its response. The message

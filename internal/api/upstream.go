@@ -61,7 +61,11 @@ func errorFor(r *http.Request, h http.Header, err error) *Error {
 		return badRequest("model", "model_not_supported", fmt.Sprintf(
 			"The model `%s` is a %s model and is not supported on this endpoint.", wrong.Model, wrong.Mode))
 	case errors.As(err, &unsup):
-		return badRequest(unsup.Param, "unsupported_parameter", unsup.Message)
+		code := unsup.Code
+		if code == "" {
+			code = "unsupported_parameter"
+		}
+		return badRequest(unsup.Param, code, unsup.Message)
 	case errors.As(err, &pe):
 		return providerError(pe)
 	}

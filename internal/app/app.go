@@ -130,6 +130,8 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		WildcardModels: cfg.Models.Listing == "wildcard",
 
 		MaxBodyBytesInFlight: cfg.Server.MaxBodyBytesInFlight,
+		Responses:            responseStore{st},
+		ResponseRetention:    cfg.Responses.Retention,
 	}
 	h, err := a.mountDashboard(api.New(opt), a.gateway.Routes, rates)
 	if err != nil {
@@ -243,6 +245,7 @@ func (a *App) Run(ctx context.Context) error {
 	if a.healthShare != nil {
 		wg.Go(func() { a.healthShare.Run(bg) })
 	}
+	wg.Go(func() { purger{a.store, a.log, purgeInterval, purgeBatch}.Run(bg) })
 	if a.alerts != nil {
 		wg.Go(func() { a.alerts.Run(bg) })
 		wg.Go(func() { a.worker.Run(bg) })

@@ -180,6 +180,12 @@ func TestEvery401(t *testing.T) {
 		{"POST", "/v1/embeddings", `{"model":"text-embedding-3-small","input":"x"}`},
 		{"GET", "/v1/models", ""},
 		{"GET", "/v1/models/gpt-4o-mini", ""},
+		{"POST", "/v1/responses", `{"model":"gpt-4o-mini","input":"x"}`},
+		{"POST", "/v1/responses/input_tokens", `{"model":"gpt-4o-mini","input":"x"}`},
+		{"GET", "/v1/responses/resp_x", ""},
+		{"DELETE", "/v1/responses/resp_x", ""},
+		{"GET", "/v1/responses/resp_x/input_items", ""},
+		{"POST", "/v1/responses/resp_x/cancel", ""},
 	}
 	for _, tt := range tests {
 		for _, rt := range routes {

@@ -29,6 +29,9 @@ type Config struct {
 	Alerts   Alerts   `yaml:"alerts"`
 	// Dashboard is the account owners' web interface.
 	Dashboard Dashboard `yaml:"dashboard"`
+	// Responses configures the answers of the Responses API the gateway
+	// keeps (store:true).
+	Responses Responses `yaml:"responses"`
 	// Providers lists the upstreams. Providers whose *_API_KEY or
 	// *_BASE_URL environment variable is set are added too. Default none.
 	Providers []Provider `yaml:"providers"`
@@ -207,6 +210,14 @@ type SMTP struct {
 	TLS string `yaml:"tls"`
 }
 
+// Responses configures the Responses API's stored answers.
+type Responses struct {
+	// Retention is how long a stored response can be retrieved and
+	// continued (previous_response_id); expired ones are purged in the
+	// background. Default 720h (30 days, as OpenAI keeps them).
+	Retention time.Duration `yaml:"retention"`
+}
+
 // Dashboard configures the account owners' web interface.
 type Dashboard struct {
 	// Enabled serves the dashboard. Default true.
@@ -301,6 +312,7 @@ func Default() Config {
 			MemoryLimit:   100000,
 		},
 		Dashboard: Dashboard{Enabled: true, SessionTTL: 12 * time.Hour, SecureCookies: "auto"},
+		Responses: Responses{Retention: 720 * time.Hour},
 	}
 }
 
@@ -347,6 +359,7 @@ func (c *Config) Validate() error {
 		{"dashboard.session_ttl", minDuration(c.Dashboard.SessionTTL, time.Minute)},
 		{"dashboard.secure_cookies", oneOf(c.Dashboard.SecureCookies, "auto", "always", "never")},
 		{"dashboard.trusted_proxies", prefixesErr(c.Dashboard.TrustedProxies)},
+		{"responses.retention", minDuration(c.Responses.Retention, time.Minute)},
 	}
 	for _, ch := range checks {
 		if ch.err != "" {

@@ -124,6 +124,8 @@ dashboard:
   session_ttl: 30m
   secure_cookies: always
   trusted_proxies: [10.0.0.5/32, "fd00::/64"]
+responses:
+  retention: 168h
 providers:
   - name: local
     type: openai_compatible
@@ -199,6 +201,7 @@ func TestLoadFullFile(t *testing.T) {
 		Limits: Limits{FailClosed: true, Replicas: 3, KeyRPM: 60, KeyTPM: 10000, AccountRPM: 600, AccountTPM: 100000, OutputAllowance: 512},
 		Dashboard: Dashboard{Listen: "0.0.0.0:9091", AllowSignup: true, SessionTTL: 30 * time.Minute,
 			SecureCookies: "always", TrustedProxies: []string{"10.0.0.5/32", "fd00::/64"}},
+		Responses: Responses{Retention: 7 * 24 * time.Hour},
 		Providers: []Provider{
 			{
 				Name:              "local",
@@ -387,6 +390,7 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"dashboard.listen", "another address than server.listen"}, nil},
 		{"dashboard listen without port", "dashboard:\n  listen: localhost\n", nil, []string{"dashboard.listen", "expected host:port"}, nil},
 		{"short session", "dashboard:\n  session_ttl: 30s\n", nil, []string{"dashboard.session_ttl", "at least 1m0s"}, nil},
+		{"short retention", "responses:\n  retention: 30s\n", nil, []string{"responses.retention", "at least 1m0s"}, nil},
 		{"bad trusted proxy", "dashboard:\n  trusted_proxies: [10.0.0.5]\n", nil, []string{"dashboard.trusted_proxies", "CIDR"}, nil},
 		{"secure cookies as a bool", "dashboard:\n  secure_cookies: true\n", nil, []string{"dashboard.secure_cookies", "expected a string"}, nil},
 		{"unknown secure cookies", "dashboard:\n  secure_cookies: sometimes\n", nil,

@@ -39,7 +39,7 @@ func (g *Gateway) call(ctx context.Context, t target, req *Request) (*provider.R
 	case req.Endpoint == provider.EndpointEmbedding:
 		resp, err := g.embed(ctx, t, req)
 		return resp, nil, err
-	case req.Translator != nil:
+	case req.Endpoint == provider.EndpointMessages, req.Endpoint == provider.EndpointResponses:
 		return g.other(ctx, t, req)
 	case req.Stream:
 		st, err := g.chatStream(ctx, t, req)
@@ -93,6 +93,12 @@ func (g *Gateway) other(ctx context.Context, t target, req *Request) (*provider.
 		}
 		resp, err := f.Forward(ctx, r)
 		return resp, nil, err
+	}
+	if req.ChatBody == nil {
+		if req.ChatErr != nil {
+			return nil, nil, req.ChatErr
+		}
+		return nil, nil, errNoCapability(t.dep.Provider, req.Endpoint.String())
 	}
 	chat := *req
 	chat.Endpoint, chat.Body, chat.IncludeUsage = provider.EndpointChat, req.ChatBody, true

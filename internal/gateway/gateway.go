@@ -155,6 +155,11 @@ type Request struct {
 	// Translator turns those upstreams' chat answers back into the
 	// request's API; set with ChatBody.
 	Translator Translator
+	// ChatErr, when ChatBody is nil, is why the request has no chat
+	// translation (it uses a feature only the API's own vendor serves):
+	// upstreams serving the API natively answer it, others are refused
+	// with this error.
+	ChatErr error
 	// Header holds the client's headers that upstreams serving the API
 	// natively receive unchanged (provider.Request.Header).
 	Header http.Header
@@ -283,6 +288,9 @@ func (e *ErrWrongEndpoint) Error() string {
 type ErrUnsupported struct {
 	Param   string
 	Message string
+	// Code is the error code the client gets; "" is
+	// "unsupported_parameter".
+	Code string
 }
 
 func (e *ErrUnsupported) Error() string { return e.Message }

@@ -44,6 +44,9 @@ type chatFunction struct {
 // the Responses API natively, with stream_options.include_usage when it
 // streams. Its errors are *FieldError: what chat cannot carry.
 func (r *Request) Chat() ([]byte, error) {
+	if r.nativeOnly != nil {
+		return nil, r.nativeOnly
+	}
 	msgs, err := r.chatMessages()
 	if err != nil {
 		return nil, err

@@ -164,7 +164,7 @@ func (b *chatBuilder) assistantMessage(c gjson.Result, p string) error {
 		case "refusal":
 			refusal.WriteString(part.Get("refusal").Str)
 		default:
-			return unsupported(indexed(p, j)+".type", "Assistant messages can only hold text and refusals when sent to this model, not '%s'.", part.Get("type").Str)
+			return nativeOnly(indexed(p, j)+".type", "Assistant messages can only hold text and refusals when sent to this model, not '%s'.", part.Get("type").Str)
 		}
 	}
 	if hasText || refusal.Len() == 0 {
@@ -187,7 +187,7 @@ func userPart(part gjson.Result, p, role string) (chatPart, error) {
 		return chatPart{Type: "text", Text: &s}, nil
 	}
 	if role != "user" {
-		return chatPart{}, unsupported(p+".type", "Only text parts are supported in %s messages, not '%s'.", role, t)
+		return chatPart{}, nativeOnly(p+".type", "Only text parts are supported in %s messages, not '%s'.", role, t)
 	}
 	if t == "input_image" {
 		if id := part.Get("file_id").Str; part.Get("image_url").Str == "" {
@@ -197,7 +197,7 @@ func userPart(part gjson.Result, p, role string) (chatPart, error) {
 	}
 	f := &chatFile{Filename: part.Get("filename").Str, FileData: part.Get("file_data").Str, FileID: part.Get("file_id").Str}
 	if f.FileData == "" && f.FileID == "" {
-		return chatPart{}, unsupported(p+".file_url", "Files by URL are not supported for this model; send file_data or file_id.")
+		return chatPart{}, nativeOnly(p+".file_url", "Files by URL are not supported for this model; send file_data or file_id.")
 	}
 	return chatPart{Type: "file", File: f}, nil
 }
@@ -211,7 +211,7 @@ func toolOutput(out gjson.Result, p string) (string, error) {
 	var s strings.Builder
 	for j, part := range out.Array() {
 		if t := part.Get("type").Str; t != "input_text" {
-			return "", unsupported(indexed(p, j)+".type", "Function call outputs can only hold text when sent to this model, not '%s'.", t)
+			return "", nativeOnly(indexed(p, j)+".type", "Function call outputs can only hold text when sent to this model, not '%s'.", t)
 		}
 		s.WriteString(part.Get("text").Str)
 	}

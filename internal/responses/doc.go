@@ -30,9 +30,13 @@
 //     prompt_cache_key, prompt_cache_retention, service_tier, truncation,
 //     max_tool_calls, top_logprobs, reasoning.summary, stream_options,
 //     message phase and item ids and statuses.
-//   - refused: Chat-only fields (unknown_parameter), built-in and custom
-//     tools and their items, item_reference, conversation, background,
-//     prompt, context_management.
+//   - refused: Chat-only fields (unknown_parameter), item_reference,
+//     conversation, background, prompt, context_management.
+//   - native only: built-in and custom tools, their items and
+//     tool_choice forms, files by URL, non-text parts where chat has
+//     none. Parse accepts them, for OpenAI's own Responses API runs
+//     them; Chat refuses them with a FieldError whose NativeOnly is set,
+//     which the gateway gives a model without that API.
 //
 // Chat → Response: a reasoning item first when the message has
 // reasoning_content or thinking_blocks (the text as one summary_text

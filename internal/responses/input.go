@@ -2,6 +2,7 @@ package responses
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -37,6 +38,11 @@ func (r *Request) parseInput(root gjson.Result) error {
 	}
 	for i, x := range v.Array() {
 		item, err := checkItem(x, indexed("input", i))
+		var fe *FieldError
+		if errors.As(err, &fe) && fe.NativeOnly {
+			r.noteNativeOnly(fe)
+			item, err = compact(x), nil
+		}
 		if err != nil {
 			return err
 		}
@@ -81,7 +87,7 @@ func checkItem(x gjson.Result, p string) (json.RawMessage, error) {
 	case t == "":
 		err = missing(p + ".type")
 	case slices.Contains(builtinItems, t):
-		err = unsupported(p+".type", "Input items of type '%s' belong to built-in or custom tools, which Switchyard cannot run; only message, function_call, function_call_output and reasoning items are supported.", t)
+		err = nativeOnly(p+".type", "Input items of type '%s' belong to built-in or custom tools, which Switchyard cannot run; only message, function_call, function_call_output and reasoning items are supported.", t)
 	default:
 		err = invalidValue(p+".type", "unknown input item type '%s'.", t)
 	}

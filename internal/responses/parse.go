@@ -20,8 +20,11 @@ type Request struct {
 	// when absent).
 	PreviousResponseID string
 
-	input        []json.RawMessage
-	history      []json.RawMessage
+	input   []json.RawMessage
+	history []json.RawMessage
+	// nativeOnly is the first feature used that only OpenAI's own
+	// Responses API serves; Chat refuses with it.
+	nativeOnly   *FieldError
 	instructions *string
 	tools        []functionTool
 	toolChoice   json.RawMessage // as sent, compacted; nil when absent
@@ -51,11 +54,11 @@ var chatOnly = []string{"messages", "n", "stop", "max_tokens", "max_completion_t
 // Parse validates a POST /v1/responses body. Its errors are *FieldError.
 func Parse(body []byte) (*Request, error) {
 	if !gjson.ValidBytes(body) {
-		return nil, &FieldError{"", "invalid_json", "We could not parse the JSON body of your request."}
+		return nil, &FieldError{Code: "invalid_json", Message: "We could not parse the JSON body of your request."}
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
-		return nil, &FieldError{"", "invalid_json", "The request body must be a JSON object."}
+		return nil, &FieldError{Code: "invalid_json", Message: "The request body must be a JSON object."}
 	}
 	for _, k := range chatOnly {
 		if root.Get(k).Exists() {

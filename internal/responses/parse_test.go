@@ -80,7 +80,12 @@ func TestParseRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse([]byte(tt.body))
+			r, err := Parse([]byte(tt.body))
+			if err == nil { // a feature only OpenAI serves: refused by Chat
+				if _, err = r.Chat(); err == nil {
+					t.Fatal("Parse and Chat accepted it")
+				}
+			}
 			if tt.code == "" { // a body that is not valid JSON at all
 				if err == nil {
 					t.Fatal("Parse accepted it")
@@ -98,11 +103,18 @@ func TestParseRefuses(t *testing.T) {
 	}
 }
 
+// TestBuiltinToolMessage: a built-in tool parses (OpenAI's own Responses
+// API runs it) and has no chat translation, for which Chat names it.
 func TestBuiltinToolMessage(t *testing.T) {
-	_, err := Parse([]byte(`{"model":"claude-sonnet-4-5","input":"x","tools":[{"type":"web_search"}]}`))
+	r, err := Parse([]byte(`{"model":"claude-sonnet-4-5","input":"x","tools":[{"type":"web_search"}]}`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	_, err = r.Chat()
 	want := "Tool type 'web_search' is a built-in tool Switchyard cannot run for model 'claude-sonnet-4-5'. Only 'function' tools are supported."
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %s", err, want)
+	var fe *FieldError
+	if !errors.As(err, &fe) || err.Error() != want || !fe.NativeOnly {
+		t.Errorf("Chat error = %#v, want a native-only %s", err, want)
 	}
 }
 

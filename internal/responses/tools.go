@@ -2,6 +2,7 @@ package responses
 
 import (
 	"encoding/json"
+	"errors"
 	"regexp"
 	"slices"
 
@@ -38,6 +39,11 @@ func (r *Request) parseTools(root gjson.Result) error {
 	}
 	for i, x := range v.Array() {
 		t, err := r.parseTool(x, indexed("tools", i))
+		var fe *FieldError
+		if errors.As(err, &fe) && fe.NativeOnly {
+			r.noteNativeOnly(fe)
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -55,9 +61,9 @@ func (r *Request) parseTool(x gjson.Result, p string) (functionTool, error) {
 	case err != nil:
 		return functionTool{}, err
 	case typ == "custom":
-		return functionTool{}, unsupported(p+".type", "Tool type 'custom' (freeform tools) is not supported by Switchyard for model '%s'. Only 'function' tools are supported.", r.Model)
+		return functionTool{}, nativeOnly(p+".type", "Tool type 'custom' (freeform tools) is not supported by Switchyard for model '%s'. Only 'function' tools are supported.", r.Model)
 	case slices.Contains(builtinTools, typ):
-		return functionTool{}, unsupported(p+".type", "Tool type '%s' is a built-in tool Switchyard cannot run for model '%s'. Only 'function' tools are supported.", typ, r.Model)
+		return functionTool{}, nativeOnly(p+".type", "Tool type '%s' is a built-in tool Switchyard cannot run for model '%s'. Only 'function' tools are supported.", typ, r.Model)
 	case typ != "function":
 		return functionTool{}, invalidValue(p+".type", "unknown tool type '%s'.", typ)
 	}
@@ -112,7 +118,8 @@ func (r *Request) parseToolChoice(root gjson.Result) error {
 	case typ == "allowed_tools":
 		return checkAllowed(v)
 	case typ == "custom" || typ == "mcp" || slices.Contains(builtinTools, typ):
-		return unsupported("tool_choice.type", "tool_choice of type '%s' names a tool Switchyard cannot run. Only 'function' tools are supported.", typ)
+		r.noteNativeOnly(nativeOnly("tool_choice.type", "tool_choice of type '%s' names a tool Switchyard cannot run. Only 'function' tools are supported.", typ))
+		return nil
 	}
 	return invalidValue("tool_choice.type", "unknown tool choice type '%s'.", typ)
 }

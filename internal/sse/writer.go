@@ -56,6 +56,22 @@ func (w *Writer) Data(b []byte) error {
 	return w.send()
 }
 
+// Event writes "event: " + name + "\n" + "data: " + b + "\n\n" and flushes:
+// an event clients dispatch by name (Anthropic's Messages stream). Neither
+// may contain a line break; if one does, Event writes nothing and returns
+// an error.
+func (w *Writer) Event(name string, b []byte) error {
+	if strings.ContainsAny(name, "\r\n") || bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+		return errLineBreak
+	}
+	w.buf = append(w.buf[:0], "event: "...)
+	w.buf = append(w.buf, name...)
+	w.buf = append(w.buf, "\ndata: "...)
+	w.buf = append(w.buf, b...)
+	w.buf = append(w.buf, "\n\n"...)
+	return w.send()
+}
+
 // Done writes "data: [DONE]\n\n", the end of an OpenAI stream, and flushes.
 func (w *Writer) Done() error {
 	w.buf = append(w.buf[:0], "data: [DONE]\n\n"...)

@@ -63,6 +63,10 @@ func TestWriter(t *testing.T) {
 		{"empty_comment", func(w *Writer) error { return w.Comment("") }, ": \n\n", false},
 		{"comment_with_lf", func(w *Writer) error { return w.Comment("a\nb") }, "", true},
 		{"done", func(w *Writer) error { return w.Done() }, "data: [DONE]\n\n", false},
+		{"event", func(w *Writer) error { return w.Event("message_stop", []byte(`{"type":"message_stop"}`)) },
+			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", false},
+		{"event_name_with_lf", func(w *Writer) error { return w.Event("a\nb", []byte(`{}`)) }, "", true},
+		{"event_data_with_cr", func(w *Writer) error { return w.Event("ping", []byte("a\rb")) }, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

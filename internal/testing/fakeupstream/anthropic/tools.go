@@ -32,6 +32,9 @@ func (q *request) checkToolFields(root gjson.Result) error {
 		return invalid("tools: Input should be a valid list")
 	}
 	for i, t := range tools.Array() {
+		if serverTool(t) {
+			continue // Anthropic runs it; the fake never calls it
+		}
 		def, err := checkTool(at("tools", i), t)
 		if err != nil {
 			return err
@@ -52,6 +55,16 @@ func (q *request) checkToolFields(root gjson.Result) error {
 		return q.checkChoice(tc)
 	}
 	return nil
+}
+
+// serverTools are the server tools the fake accepts, by type, with the
+// name each must have.
+var serverTools = map[string]string{"web_search_20250305": "web_search", "web_fetch_20250910": "web_fetch"}
+
+// serverTool reports whether t is one of Anthropic's server tools.
+func serverTool(t gjson.Result) bool {
+	name, ok := serverTools[t.Get("type").Str]
+	return ok && t.Get("name").Str == name
 }
 
 func checkTool(p string, t gjson.Result) (tool, error) {
