@@ -2,11 +2,14 @@
 // (POST /v1/messages, /v1/messages/count_tokens) for a model of each
 // family, over the strict fake upstreams: Claude forwarded natively to the
 // Anthropic fake, GPT, Gemini and Llama (the OpenAI fake standing in for
-// Together) translated through chat completions. Every answer shows in the
-// account's usage with its model and tokens.
+// Together) translated through chat completions. The 0.x SDK sends
+// x-api-key and anthropic-version 2023-06-01 as Claude Code does; the 1.x
+// SDK (package alias anthropic-sdk-v1) a Bearer key and 2026-10-21. Every
+// answer shows in the account's usage with its model and tokens.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
+import AnthropicV1 from 'anthropic-sdk-v1';
 import { startGateway, Tally, expectUsage } from './harness.mjs';
 
 let gw;
@@ -180,6 +183,29 @@ test('a gateway key as authToken (Authorization: Bearer) and the beta path (?bet
   assert.match(textOf(b), /Hello beta/);
   const c = await client.beta.messages.countTokens({ model: 'claude-sonnet-5', messages: [{ role: 'user', content: 'Hello beta' }] });
   assert.ok(c.input_tokens > 0);
+});
+
+// The 1.x SDK, what `npm install @anthropic-ai/sdk` gives since October
+// 2026, sends its apiKey as a Bearer token and anthropic-version
+// 2026-10-21; Claude Code and the 0.x SDK send x-api-key and 2023-06-01.
+test('the 1.x SDK (Bearer key, anthropic-version 2026-10-21): create and stream', async () => {
+  const v1 = new AnthropicV1({ apiKey: gw.key, baseURL: origin, maxRetries: 0 });
+  for (const model of ['claude-sonnet-5', 'llama-3.3-70b-instruct']) {
+    const r = await v1.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hello v1' }] });
+    count(model, r);
+    assert.equal(r.stop_reason, 'end_turn');
+    assert.match(textOf(r), /Hello v1/);
+    checkUsage(r);
+    const final = await v1.messages.stream({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Stream v1' }] }).finalMessage();
+    count(model, final);
+    assert.match(textOf(final), /Stream v1/);
+    checkUsage(final);
+  }
+  const bad = new AnthropicV1({ apiKey: 'sk-switchyard-' + 'x'.repeat(32), baseURL: origin, maxRetries: 0 });
+  await assert.rejects(
+    bad.messages.create({ model: 'claude-sonnet-5', max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }),
+    (e) => e instanceof AnthropicV1.AuthenticationError && e.status === 401,
+  );
 });
 
 test("errors in Anthropic's shape", async () => {
