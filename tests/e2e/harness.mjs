@@ -2,12 +2,14 @@
 // startGateway over a fake upstream, startDevGateway with the built-in mock
 // provider (serve --dev). Each lives in a temp dir of its own, and its stop
 // ends its processes and removes that dir; a start that fails cleans up
-// what it had started before it throws.
+// what it had started before it throws. Tally and expectUsage compare
+// what the answers said with the account's usage.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import assert from 'node:assert/strict';
 
 const root = resolve(import.meta.dirname, '..', '..');
 
@@ -143,4 +145,41 @@ export function startDevGateway(prepare = () => ({})) {
     const url = await ws.start(sy.bin, ['serve', '--dev'], { env: sy.env, stdio: ['ignore', 'ignore', 'pipe'] }, 'listening');
     return { ...prepared, ...sy, url };
   });
+}
+
+// Tally counts what the gateway answered a client, per model: requests,
+// prompt and completion tokens as the answers' usage said, to be compared
+// with the account's usage (expectUsage).
+export class Tally {
+  byModel = new Map();
+
+  add(model, prompt, completion) {
+    const t = this.byModel.get(model) ?? { model, requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0 };
+    t.requests++;
+    t.prompt_tokens += prompt;
+    t.completion_tokens += completion;
+    this.byModel.set(model, t);
+  }
+}
+
+// expectUsage waits until the account's usage by model (`switchyard usage
+// --by model --json`; records are written in batches) shows, for each
+// model of tally, exactly its requests and tokens and no errors, and
+// fails with the difference when it does not within 15 s.
+export async function expectUsage(gw, tally, account = 'e2e@example.com') {
+  const want = [...tally.byModel.values()].sort((a, b) => a.model.localeCompare(b.model));
+  const read = () => {
+    const rows = JSON.parse(gw.run('usage', '--account', account, '--by', 'model', '--json'));
+    return want.map(({ model }) => {
+      const r = rows.find((row) => row.model === model);
+      return r && { model, requests: r.requests, errors: r.errors, prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens };
+    });
+  };
+  const deadline = Date.now() + 15_000;
+  let got = read();
+  while (JSON.stringify(got) !== JSON.stringify(want) && Date.now() < deadline) {
+    await new Promise((ok) => setTimeout(ok, 250));
+    got = read();
+  }
+  assert.deepEqual(got, want, 'the usage by model (actual) against what the answers said (expected)');
 }
