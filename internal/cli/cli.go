@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -43,6 +44,7 @@ func commands() []command {
 		{"alerts", "add, list and remove billing alerts", runAlerts},
 		{"usage", "print an account's usage and cost per day, model or key", runUsage},
 		{"models", "print the model catalogue and which models are reachable", runModels},
+		{"healthcheck", "ask a running server whether it is ready (a container's health check)", runHealthcheck},
 		{"version", "print the version", runVersion},
 	}
 }
@@ -82,7 +84,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: switchyard <command> [flags]\n\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'switchyard <command> -h' for a command's flags.")
 }
@@ -100,7 +102,8 @@ func newFlags(env Env, name string) (*flag.FlagSet, *string) {
 	return fs, cfgPath
 }
 
-// parse parses args and rejects positional arguments beyond want.
+// parse parses args and rejects positional arguments beyond want. Under
+// checkArgs it then stops the command with errArgsChecked.
 func parse(fs *flag.FlagSet, args []string, want int) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -111,7 +114,46 @@ func parse(fs *flag.FlagSet, args []string, want int) error {
 	if fs.NArg() > want {
 		return usageErr("unexpected argument %q", fs.Arg(want))
 	}
+	if _, ok := fs.Output().(argsOnly); ok {
+		return errArgsChecked
+	}
 	return nil
+}
+
+// argsOnly is the Stderr of the Env checkArgs runs a command with: parse
+// finds it as the flag set's output (newFlags sets it) and stops the
+// command once its command line parsed, before it loads or opens anything.
+type argsOnly struct{ io.Writer }
+
+// errArgsChecked is how parse stops a command under checkArgs.
+var errArgsChecked = errors.New("command line checked; command not run")
+
+// checkArgs parses a switchyard command line (without the program name)
+// with the real commands' flag sets, running none of them: it returns nil
+// when the command, subcommand and flags exist and the arguments fit, and
+// the command's usage error otherwise. The deployment files' command
+// lines are checked with it.
+func checkArgs(args []string) error {
+	if len(args) == 0 {
+		return usageErr("expected a command")
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		var out strings.Builder
+		env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: argsOnly{&out},
+			Getenv: func(string) string { return "" }}
+		switch err := c.run(context.Background(), env, args[1:]); {
+		case errors.Is(err, errArgsChecked):
+			return nil
+		case err == nil:
+			return fmt.Errorf("switchyard %s ran without parsing its command line through parse", c.name)
+		default:
+			return fmt.Errorf("switchyard %s: %w", c.name, err)
+		}
+	}
+	return usageErr("unknown command %q", args[0])
 }
 
 // loadConfig loads the file named by --config or SWITCHYARD_CONFIG.

@@ -48,6 +48,20 @@ function firstLine(child, match) {
   });
 }
 
+// stopAll ends the processes that still run with SIGTERM, the last
+// started first, waiting for each, then removes dir.
+export async function stopAll(procs, dir) {
+  for (const p of [...procs].reverse()) {
+    if (p.exitCode === null && p.signalCode === null) {
+      const exited = new Promise((ok) => p.on('exit', ok));
+      p.stopping = true;
+      p.kill('SIGTERM');
+      await exited;
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
 // workspace is a temp dir for binaries and databases, and the processes
 // started in it.
 function workspace() {
@@ -68,17 +82,7 @@ function workspace() {
       return firstLine(p, match);
     },
     // stop ends the processes, the last started first, and removes dir.
-    async stop() {
-      for (const p of [...procs].reverse()) {
-        if (p.exitCode === null && p.signalCode === null) {
-          const exited = new Promise((ok) => p.on('exit', ok));
-          p.stopping = true;
-          p.kill('SIGTERM');
-          await exited;
-        }
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => stopAll(procs, dir),
   };
 }
 

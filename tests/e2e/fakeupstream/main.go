@@ -1,10 +1,13 @@
 // Command fakeupstream serves the strict fake upstreams (OpenAI-compatible,
 // Anthropic, Gemini) on loopback ports for the Node end-to-end tests. It
 // prints one "name=base URL" line per fake, then "ready", and stops when
-// stdin closes or on SIGTERM.
+// stdin closes or on SIGTERM. -latency and -token-delay slow the OpenAI
+// fake's answers and streams (the load-balanced test's drains need
+// requests in flight).
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +20,10 @@ import (
 )
 
 func main() {
-	oa := fakeopenai.Start(fakeopenai.Options{})
+	latency := flag.Duration("latency", 0, "delay before the OpenAI fake's response headers")
+	tokenDelay := flag.Duration("token-delay", 0, "delay between the OpenAI fake's stream chunks")
+	flag.Parse()
+	oa := fakeopenai.Start(fakeopenai.Options{Latency: *latency, TokenDelay: *tokenDelay})
 	defer oa.Close()
 	an := fakeanthropic.Start(fakeanthropic.Options{})
 	defer an.Close()
