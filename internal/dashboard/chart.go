@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -53,8 +52,7 @@ type label struct {
 const (
 	chartWidth  = 600
 	chartHeight = 220
-	plotLeft    = 40  // the least room for the y-axis labels
-	charWidth   = 7.5 // of a tick label's character at 13px, in viewBox units
+	plotLeft    = 40 // the least room for the y-axis labels
 	plotTop     = 10
 	plotBottom  = 190 // x-axis labels go below
 	plotRight   = chartWidth - 8
@@ -63,26 +61,22 @@ const (
 // dayChart draws cost per day as vertical bars, one per row.
 func dayChart(id, title string, rows []store.UsageRow) chart {
 	c := chart{ID: id, Title: title, Width: chartWidth, Height: chartHeight,
-		GridLeft: plotLeft, GridRight: plotRight, LabelY: chartHeight - 10,
+		GridRight: plotRight, LabelY: chartHeight - 10,
 		Desc: "Bar chart of cost in US dollars per day (UTC). The table beside it lists the same figures."}
-	top := niceCeil(maxCost(rows))
-	widest := 0
-	for _, f := range []float64{0, 0.5, 1} {
-		t := tick{Y: round1(plotBottom - f*(plotBottom-plotTop)), Label: "$" + strconv.FormatFloat(f*top, 'f', -1, 64)}
-		c.Ticks = append(c.Ticks, t)
-		widest = max(widest, len(t.Label))
+	var peak usd.Amount
+	for _, r := range rows {
+		peak = max(peak, r.Cost)
 	}
-	// The grid starts where the widest label ends, so that none is cut.
-	left := max(plotLeft, round1(10+charWidth*float64(widest)))
-	c.GridLeft = left
+	ax := niceAxis(int64(peak), int64(usd.USD), usdDecimals, "$")
+	c.setAxis(ax)
 	if len(rows) == 0 {
 		return c
 	}
-	slot := (plotRight - left) / float64(len(rows))
+	slot := (plotRight - c.GridLeft) / float64(len(rows))
 	every := max(1, int(math.Ceil(float64(len(rows))/8))) // at most about 8 labels
 	for i, r := range rows {
-		h := dollars(r.Cost) / top * (plotBottom - plotTop)
-		x := left + float64(i)*slot
+		h := float64(r.Cost) / ax.Top * (plotBottom - plotTop)
+		x := c.GridLeft + float64(i)*slot
 		c.Bars = append(c.Bars, bar{X: round1(x + slot*0.15), Y: round1(plotBottom - h), W: round1(max(slot*0.7, 0.5)), H: round1(h),
 			Title: r.Day + ": " + r.Cost.Dollars()})
 		if i%every == 0 {
@@ -90,6 +84,19 @@ func dayChart(id, title string, rows []store.UsageRow) chart {
 		}
 	}
 	return c
+}
+
+// usdDecimals is the decimals of an amount's unit, the pico-dollar.
+const usdDecimals = 12
+
+// setAxis draws ax's ticks evenly from the bottom of the plot to its top
+// and starts the grid past the widest label, so that none is cut.
+func (c *chart) setAxis(ax axis) {
+	n := float64(len(ax.Labels) - 1)
+	for i, l := range ax.Labels {
+		c.Ticks = append(c.Ticks, tick{Y: round1(plotBottom - float64(i)/n*(plotBottom-plotTop)), Label: l})
+	}
+	c.GridLeft = gridLeft(ax.Labels)
 }
 
 // Geometry of the horizontal chart.
@@ -138,33 +145,6 @@ func daySeries(rows []store.UsageRow, since, until time.Time) []store.UsageRow {
 		out = append(out, r)
 	}
 	return out
-}
-
-func maxCost(rows []store.UsageRow) float64 {
-	m := 0.0
-	for _, r := range rows {
-		m = max(m, dollars(r.Cost))
-	}
-	return m
-}
-
-// dollars converts an amount to a float, for drawing only: money is
-// never computed with it.
-func dollars(a usd.Amount) float64 { return float64(a) / usd.Scale }
-
-// niceCeil returns the smallest of 1, 2, 2.5 and 5 times a power of ten
-// that is at least v (1 for v ≤ 0): a round top for an axis.
-func niceCeil(v float64) float64 {
-	if v <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5} {
-		if m*p >= v {
-			return m * p
-		}
-	}
-	return 10 * p
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
