@@ -25,7 +25,12 @@ type chart struct {
 	Bars   []bar
 	Ticks  []tick  // grid lines of a vertical chart
 	Labels []label // x-axis labels of a vertical chart
+	Legend []legendEntry
 }
+
+// legendEntry names the bars of a class ("" for the plain ones) when a
+// chart has more than one kind.
+type legendEntry struct{ Class, Text string }
 
 // bar is one bar. In a horizontal chart Text is the category, drawn
 // above the bar, and Value is drawn after it.
@@ -36,6 +41,7 @@ type bar struct {
 	TextY      float64
 	Value      string
 	ValueX     float64
+	Class      string // "" for the plain colour
 }
 
 type tick struct {
@@ -103,26 +109,61 @@ func (c *chart) setAxis(ax axis) {
 const (
 	rowHeight = 40
 	barLeft   = 8
-	barMax    = 470 // widest bar; the value is written after it
+	barMax    = 470 // widest bar when its value's text is short
 )
 
 // categoryChart draws cost per category (a model, a key) as horizontal
 // bars, each with its name above it.
 func categoryChart(id, title string, names []string, costs []usd.Amount) chart {
-	c := chart{ID: id, Title: title, Width: chartWidth, Height: float64(max(1, len(names)) * rowHeight),
-		Desc: "Bar chart of cost in US dollars. The table beside it lists the same figures."}
-	var top usd.Amount
-	for _, v := range costs {
-		top = max(top, v)
-	}
+	rows := make([]barRow, len(names))
 	for i, name := range names {
-		w := 0.0
-		if top > 0 {
-			w = float64(costs[i]) / float64(top) * barMax
+		rows[i] = barRow{Name: name, Value: costs[i].Dollars(),
+			Bars: []rowBar{{Size: float64(costs[i]), Title: name + ": " + costs[i].Dollars()}}}
+	}
+	return rowChart(id, title, "Bar chart of cost in US dollars. The table beside it lists the same figures.", rows)
+}
+
+// barRow is a row of a horizontal chart: its name, drawn above its bars,
+// the bars, drawn over each other from the first (the longest), and the
+// value written after them.
+type barRow struct {
+	Name  string
+	Bars  []rowBar
+	Value string
+}
+
+// rowBar is a bar of a row, in any unit: the chart scales every bar to
+// the longest.
+type rowBar struct {
+	Size         float64
+	Class, Title string
+}
+
+// rowChart draws rows as horizontal bars. The longest bar leaves room
+// for the widest value after it, so that no value runs off the chart.
+func rowChart(id, title, desc string, rows []barRow) chart {
+	c := chart{ID: id, Title: title, Width: chartWidth, Height: float64(max(1, len(rows)) * rowHeight), Desc: desc}
+	top, widest := 0.0, 0.0
+	for _, r := range rows {
+		widest = max(widest, textWidth(r.Value))
+		for _, b := range r.Bars {
+			top = max(top, b.Size)
 		}
+	}
+	longest := max(barMax/4, min(barMax, chartWidth-barLeft-tickGap-widest-chartPad))
+	for i, r := range rows {
 		y := float64(i * rowHeight)
-		c.Bars = append(c.Bars, bar{X: barLeft, Y: y + 20, W: round1(max(w, 1)), H: 14, Title: name + ": " + costs[i].Dollars(),
-			Text: name, TextY: y + 15, Value: costs[i].Dollars(), ValueX: round1(barLeft + max(w, 1) + 6)})
+		for j, rb := range r.Bars {
+			w := 0.0
+			if top > 0 {
+				w = rb.Size / top * longest
+			}
+			b := bar{X: barLeft, Y: y + 20, W: round1(max(w, 1)), H: 14, Title: rb.Title, Class: rb.Class}
+			if j == 0 {
+				b.Text, b.TextY, b.Value, b.ValueX = r.Name, y+15, r.Value, round1(barLeft+max(w, 1)+tickGap)
+			}
+			c.Bars = append(c.Bars, b)
+		}
 	}
 	return c
 }
