@@ -64,7 +64,13 @@ try {
   execFileSync('sqlite3', [gw.env.SWITCHYARD_DATABASE_URL], { input: seedSQL(gw.account.id, gw.key.id, Date.now()) });
 
   browser = await launchChromium();
-  for (const [email, path, name] of [[OWNER, '/dashboard', 'overview-health'], [OPERATOR, '/dashboard/admin/providers', 'admin-providers-health']]) {
+  // Each shot: who signs in, the page, the PNG's name, a heading that
+  // shows the page is drawn.
+  const shots = [
+    [OWNER, '/dashboard', 'overview-health', 'Last 24 hours'],
+    [OPERATOR, '/dashboard/admin/providers', 'admin-providers-health', 'Last 24 hours'],
+  ];
+  for (const [email, path, name, ready] of shots) {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
     const page = await ctx.newPage();
     await page.goto(gw.url + '/dashboard/login');
@@ -73,7 +79,7 @@ try {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(gw.url + '/dashboard');
     await page.goto(gw.url + path);
-    await page.getByRole('heading', { name: 'Last 24 hours' }).waitFor();
+    await page.getByRole('heading', { name: ready }).waitFor();
     await page.screenshot({ path: join(out, name + '.png'), fullPage: true, animations: 'disabled' });
     await ctx.close();
     console.log('saved', join(out, name + '.png'));
