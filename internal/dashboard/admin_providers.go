@@ -33,6 +33,7 @@ type providersPage struct {
 	Reachable    int
 	PriceVersion string
 	Deployments  deploymentsSection
+	Health       healthSection // of every account, latency per deployment
 }
 
 // adminProviders shows the configured providers, the deployments of every
@@ -44,6 +45,12 @@ func (d *Dashboard) adminProviders(w http.ResponseWriter, r *http.Request, s *se
 		p = providersOf(t, d.providers)
 		p.Deployments = deploymentsOf(t, d.health, d.now())
 	}
+	h, err := d.recentHealth(r.Context(), "", "deployment")
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	p.Health = h
 	d.render(w, r, http.StatusOK, "admin_providers", d.page(r, s, "admin-providers", "Providers and models", p))
 }
 

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -26,7 +25,12 @@ type chart struct {
 	Bars   []bar
 	Ticks  []tick  // grid lines of a vertical chart
 	Labels []label // x-axis labels of a vertical chart
+	Legend []legendEntry
 }
+
+// legendEntry names the bars of a class ("" for the plain ones) when a
+// chart has more than one kind.
+type legendEntry struct{ Class, Text string }
 
 // bar is one bar. In a horizontal chart Text is the category, drawn
 // above the bar, and Value is drawn after it.
@@ -37,6 +41,7 @@ type bar struct {
 	TextY      float64
 	Value      string
 	ValueX     float64
+	Class      string // "" for the plain colour
 }
 
 type tick struct {
@@ -53,8 +58,7 @@ type label struct {
 const (
 	chartWidth  = 600
 	chartHeight = 220
-	plotLeft    = 40  // the least room for the y-axis labels
-	charWidth   = 7.5 // of a tick label's character at 13px, in viewBox units
+	plotLeft    = 40 // the least room for the y-axis labels
 	plotTop     = 10
 	plotBottom  = 190 // x-axis labels go below
 	plotRight   = chartWidth - 8
@@ -63,26 +67,22 @@ const (
 // dayChart draws cost per day as vertical bars, one per row.
 func dayChart(id, title string, rows []store.UsageRow) chart {
 	c := chart{ID: id, Title: title, Width: chartWidth, Height: chartHeight,
-		GridLeft: plotLeft, GridRight: plotRight, LabelY: chartHeight - 10,
+		GridRight: plotRight, LabelY: chartHeight - 10,
 		Desc: "Bar chart of cost in US dollars per day (UTC). The table beside it lists the same figures."}
-	top := niceCeil(maxCost(rows))
-	widest := 0
-	for _, f := range []float64{0, 0.5, 1} {
-		t := tick{Y: round1(plotBottom - f*(plotBottom-plotTop)), Label: "$" + strconv.FormatFloat(f*top, 'f', -1, 64)}
-		c.Ticks = append(c.Ticks, t)
-		widest = max(widest, len(t.Label))
+	var peak usd.Amount
+	for _, r := range rows {
+		peak = max(peak, r.Cost)
 	}
-	// The grid starts where the widest label ends, so that none is cut.
-	left := max(plotLeft, round1(10+charWidth*float64(widest)))
-	c.GridLeft = left
+	ax := niceAxis(int64(peak), int64(usd.USD), usdDecimals, "$")
+	c.setAxis(ax)
 	if len(rows) == 0 {
 		return c
 	}
-	slot := (plotRight - left) / float64(len(rows))
+	slot := (plotRight - c.GridLeft) / float64(len(rows))
 	every := max(1, int(math.Ceil(float64(len(rows))/8))) // at most about 8 labels
 	for i, r := range rows {
-		h := dollars(r.Cost) / top * (plotBottom - plotTop)
-		x := left + float64(i)*slot
+		h := float64(r.Cost) / ax.Top * (plotBottom - plotTop)
+		x := c.GridLeft + float64(i)*slot
 		c.Bars = append(c.Bars, bar{X: round1(x + slot*0.15), Y: round1(plotBottom - h), W: round1(max(slot*0.7, 0.5)), H: round1(h),
 			Title: r.Day + ": " + r.Cost.Dollars()})
 		if i%every == 0 {
@@ -92,30 +92,78 @@ func dayChart(id, title string, rows []store.UsageRow) chart {
 	return c
 }
 
+// usdDecimals is the decimals of an amount's unit, the pico-dollar.
+const usdDecimals = 12
+
+// setAxis draws ax's ticks evenly from the bottom of the plot to its top
+// and starts the grid past the widest label, so that none is cut.
+func (c *chart) setAxis(ax axis) {
+	n := float64(len(ax.Labels) - 1)
+	for i, l := range ax.Labels {
+		c.Ticks = append(c.Ticks, tick{Y: round1(plotBottom - float64(i)/n*(plotBottom-plotTop)), Label: l})
+	}
+	c.GridLeft = gridLeft(ax.Labels)
+}
+
 // Geometry of the horizontal chart.
 const (
 	rowHeight = 40
 	barLeft   = 8
-	barMax    = 470 // widest bar; the value is written after it
+	barMax    = 470 // widest bar when its value's text is short
 )
 
 // categoryChart draws cost per category (a model, a key) as horizontal
 // bars, each with its name above it.
 func categoryChart(id, title string, names []string, costs []usd.Amount) chart {
-	c := chart{ID: id, Title: title, Width: chartWidth, Height: float64(max(1, len(names)) * rowHeight),
-		Desc: "Bar chart of cost in US dollars. The table beside it lists the same figures."}
-	var top usd.Amount
-	for _, v := range costs {
-		top = max(top, v)
-	}
+	rows := make([]barRow, len(names))
 	for i, name := range names {
-		w := 0.0
-		if top > 0 {
-			w = float64(costs[i]) / float64(top) * barMax
+		rows[i] = barRow{Name: name, Value: costs[i].Dollars(),
+			Bars: []rowBar{{Size: float64(costs[i]), Title: name + ": " + costs[i].Dollars()}}}
+	}
+	return rowChart(id, title, "Bar chart of cost in US dollars. The table beside it lists the same figures.", rows)
+}
+
+// barRow is a row of a horizontal chart: its name, drawn above its bars,
+// the bars, drawn over each other from the first (the longest), and the
+// value written after them.
+type barRow struct {
+	Name  string
+	Bars  []rowBar
+	Value string
+}
+
+// rowBar is a bar of a row, in any unit: the chart scales every bar to
+// the longest.
+type rowBar struct {
+	Size         float64
+	Class, Title string
+}
+
+// rowChart draws rows as horizontal bars. The longest bar leaves room
+// for the widest value after it, so that no value runs off the chart.
+func rowChart(id, title, desc string, rows []barRow) chart {
+	c := chart{ID: id, Title: title, Width: chartWidth, Height: float64(max(1, len(rows)) * rowHeight), Desc: desc}
+	top, widest := 0.0, 0.0
+	for _, r := range rows {
+		widest = max(widest, textWidth(r.Value))
+		for _, b := range r.Bars {
+			top = max(top, b.Size)
 		}
+	}
+	longest := max(barMax/4, min(barMax, chartWidth-barLeft-tickGap-widest-chartPad))
+	for i, r := range rows {
 		y := float64(i * rowHeight)
-		c.Bars = append(c.Bars, bar{X: barLeft, Y: y + 20, W: round1(max(w, 1)), H: 14, Title: name + ": " + costs[i].Dollars(),
-			Text: name, TextY: y + 15, Value: costs[i].Dollars(), ValueX: round1(barLeft + max(w, 1) + 6)})
+		for j, rb := range r.Bars {
+			w := 0.0
+			if top > 0 {
+				w = rb.Size / top * longest
+			}
+			b := bar{X: barLeft, Y: y + 20, W: round1(max(w, 1)), H: 14, Title: rb.Title, Class: rb.Class}
+			if j == 0 {
+				b.Text, b.TextY, b.Value, b.ValueX = r.Name, y+15, r.Value, round1(barLeft+max(w, 1)+tickGap)
+			}
+			c.Bars = append(c.Bars, b)
+		}
 	}
 	return c
 }
@@ -138,33 +186,6 @@ func daySeries(rows []store.UsageRow, since, until time.Time) []store.UsageRow {
 		out = append(out, r)
 	}
 	return out
-}
-
-func maxCost(rows []store.UsageRow) float64 {
-	m := 0.0
-	for _, r := range rows {
-		m = max(m, dollars(r.Cost))
-	}
-	return m
-}
-
-// dollars converts an amount to a float, for drawing only: money is
-// never computed with it.
-func dollars(a usd.Amount) float64 { return float64(a) / usd.Scale }
-
-// niceCeil returns the smallest of 1, 2, 2.5 and 5 times a power of ten
-// that is at least v (1 for v ≤ 0): a round top for an axis.
-func niceCeil(v float64) float64 {
-	if v <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5} {
-		if m*p >= v {
-			return m * p
-		}
-	}
-	return 10 * p
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -11,13 +12,31 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
-func TestNiceCeil(t *testing.T) {
-	tests := []struct{ v, want float64 }{
-		{0, 1}, {-3, 1}, {0.7, 1}, {1, 1}, {1.2, 2}, {2.2, 2.5}, {3, 5}, {7.5, 10}, {12.5, 20}, {0.0003, 0.0005}, {460, 500},
+func TestNiceAxis(t *testing.T) {
+	tests := []struct {
+		peak, empty int64
+		decimals    int
+		unit        string
+		want        []string
+	}{
+		{0, 1, 0, "", []string{"0", "1"}},
+		{-3, 1, 0, "", []string{"0", "1"}},
+		{1, 1, 0, "", []string{"0", "1"}},
+		{5, 1, 0, "", []string{"0", "2", "4", "6"}},
+		{10, 1, 0, "", []string{"0", "5", "10"}},
+		{1234, 1, 0, "", []string{"0", "500", "1,000", "1,500"}},
+		{0, int64(usd.USD), 12, "$", []string{"$0.0", "$0.5", "$1.0"}},
+		{int64(3 * usd.USD), 1, 12, "$", []string{"$0", "$1", "$2", "$3"}},
+		{int64(17 * usd.Cent), 1, 12, "$", []string{"$0.00", "$0.05", "$0.10", "$0.15", "$0.20"}},
+		{int64(3 * usd.Micro), 1, 12, "$", []string{"$0.000000", "$0.000001", "$0.000002", "$0.000003"}},
+		{1, 1, 12, "$", []string{"$0.000000000000", "$0.000000000001"}},
+		{math.MaxInt64, 1, 12, "$", []string{"$0", "$5,000,000", "$10,000,000"}},
+		{math.MaxInt64, 1, 0, "", []string{"0", "5,000,000,000,000,000,000", "10,000,000,000,000,000,000"}},
 	}
 	for _, tt := range tests {
-		if got := niceCeil(tt.v); got != tt.want {
-			t.Errorf("niceCeil(%v) = %v, want %v", tt.v, got, tt.want)
+		got := niceAxis(tt.peak, tt.empty, tt.decimals, tt.unit)
+		if diff := cmp.Diff(tt.want, got.Labels); diff != "" {
+			t.Errorf("niceAxis(%d, %d, %d) labels (-want +got):\n%s", tt.peak, tt.empty, tt.decimals, diff)
 		}
 	}
 }
@@ -37,9 +56,9 @@ func TestDayChart(t *testing.T) {
 	if len(c.Bars) != 3 {
 		t.Fatalf("%d bars, want 3", len(c.Bars))
 	}
-	// The axis tops at $5, so $3 is 60% of the plot's height.
+	// The axis tops at $3 in steps of $1, so $3 is the plot's height.
 	plot := float64(plotBottom - plotTop)
-	if got, want := c.Bars[0].H, round1(0.6*plot); got != want {
+	if got, want := c.Bars[0].H, plot; got != want {
 		t.Errorf("bar of $3 is %v high, want %v", got, want)
 	}
 	if c.Bars[1].H != 0 {
@@ -52,28 +71,11 @@ func TestDayChart(t *testing.T) {
 	for _, tk := range c.Ticks {
 		ticks = append(ticks, tk.Label)
 	}
-	if got, want := strings.Join(ticks, " "), "$0 $2.5 $5"; got != want {
+	if got, want := strings.Join(ticks, " "), "$0 $1 $2 $3"; got != want {
 		t.Errorf("ticks %q, want %q", got, want)
 	}
 	if c.Bars[2].Title != "2026-11-03: $0.50" || c.Labels[0].Text != "Nov 1" {
 		t.Errorf("title %q, first label %q", c.Bars[2].Title, c.Labels[0].Text)
-	}
-}
-
-// TestDayChartLeavesRoomForLabels draws tiny and large costs: the grid
-// starts past the widest y-axis label, and the bars start on the grid.
-func TestDayChartLeavesRoomForLabels(t *testing.T) {
-	for _, cost := range []usd.Amount{32 * usd.Micro, 3 * usd.USD, 1234 * usd.USD} {
-		c := dayChart("c", "Spend", []store.UsageRow{{Day: "2026-11-01", Cost: cost}, {Day: "2026-11-02"}})
-		for _, tk := range c.Ticks {
-			// Labels are right-aligned 6 units before the grid.
-			if need := 6 + charWidth*float64(len(tk.Label)); need > c.GridLeft {
-				t.Errorf("cost %s: label %q needs %v units, the grid starts at %v", cost.Dollars(), tk.Label, need, c.GridLeft)
-			}
-		}
-		if c.Bars[0].X < c.GridLeft {
-			t.Errorf("cost %s: the first bar starts at %v, before the grid at %v", cost.Dollars(), c.Bars[0].X, c.GridLeft)
-		}
 	}
 }
 

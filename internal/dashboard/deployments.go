@@ -153,8 +153,11 @@ func errorClasses(cs []health.ClassCount) string {
 	return strings.Join(parts, ", ")
 }
 
-// latency formats a time to first byte: "420 ms", "1.3 s".
+// latency formats a latency: "850 µs", "420 ms", "1.3 s".
 func latency(d time.Duration) string {
+	if d < time.Millisecond {
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	}
 	if d < time.Second {
 		return fmt.Sprintf("%d ms", max(d.Milliseconds(), 1))
 	}

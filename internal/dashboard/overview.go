@@ -26,6 +26,7 @@ type overviewPage struct {
 	Models   []store.UsageRow // the most expensive first
 	Keys     []store.UsageRow
 	Metering bool
+	Health   healthSection // of the last 24 hours
 }
 
 func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, s *session) {
@@ -50,6 +51,12 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, s *session)
 	}
 	p.Percent = percent(p.Spend, p.Budget)
 	p.Chart = dayChart("spend-chart", "Spend per day, "+p.Month, p.Days)
+	h, err := d.recentHealth(r.Context(), s.AccountID, "model")
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	p.Health = h
 	d.render(w, r, http.StatusOK, "overview", d.page(r, s, "overview", "Overview", p))
 }
 

@@ -172,7 +172,7 @@ func TestOverview(t *testing.T) {
 				t.Errorf("overview lacks %q", w)
 			}
 		}
-		if n := strings.Count(r.Body, `<rect class="bar"`); n != 22 {
+		if n := strings.Count(figure(t, r.Body, "spend-chart"), `<rect class="bar"`); n != 22 {
 			t.Errorf("%d bars, want one per day from the 1st to the 22nd", n)
 		}
 		// Top models: the most expensive first.
