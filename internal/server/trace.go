@@ -49,6 +49,10 @@ func Trace(tr trace.Tracer, prop propagation.TextMapPropagator) Middleware {
 // it. A status from 500 is an error of the server; one from 400 an error
 // of the request, which error.type says but the span status does not.
 func endSpan(span trace.Span, method string, rec *Record, status int) {
+	if !span.IsRecording() { // not sampled: nothing to say
+		span.End()
+		return
+	}
 	route := rec.Route
 	if i := strings.LastIndexByte(route, ' '); i >= 0 {
 		route = route[i+1:] // "POST /v1/models" and "dashboard GET /dashboard/keys" name a path

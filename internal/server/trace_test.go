@@ -101,3 +101,26 @@ func TestTrace(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceUnsampled: a request that is not sampled records no span, yet
+// its context holds a valid span context for upstreams' traceparent.
+func TestTraceUnsampled(t *testing.T) {
+	rr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rr), sdktrace.WithSampler(sdktrace.NeverSample()))
+	var sc trace.SpanContext
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sc = trace.SpanContextFromContext(r.Context())
+		RecordFrom(r.Context()).Route = "GET /v1/models"
+	})
+	log := slog.New(slog.DiscardHandler)
+	ts := httptest.NewServer(Chain(h, AccessLog(log), Trace(tp.Tracer("test"), propagation.TraceContext{})))
+	defer ts.Close()
+	resp, err := http.Get(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := len(rr.Ended()); n != 0 || !sc.IsValid() || sc.IsSampled() {
+		t.Errorf("%d spans recorded, span context %v (valid %t, sampled %t), want none, valid, not sampled", n, sc, sc.IsValid(), sc.IsSampled())
+	}
+}
