@@ -33,7 +33,7 @@ func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(
 	req, e := check(body)
 	rec := server.RecordFrom(r.Context())
 	if req != nil {
-		rec.Model = req.Model
+		rec.Model, rec.Operation = req.Model, gateway.Operation(req.Endpoint)
 	}
 	if e != nil {
 		aw.d().writeError(w, r, e)

@@ -26,6 +26,7 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/health"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/meter"
+	"github.com/switchyard-gw/switchyard/internal/metrics"
 	"github.com/switchyard-gw/switchyard/internal/route"
 	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/store"
@@ -56,6 +57,8 @@ type App struct {
 	// shares the API's (or is off).
 	dash     *server.Server
 	dashAddr net.Addr
+	tracing  *metrics.Tracing    // exports the spans; nil when tracing is off
+	traced   []server.Middleware // the servers' tracing middleware, if any
 
 	now func() time.Time
 	// reloadMu serializes Reload and guards live.
@@ -113,6 +116,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 	a.buildHealth()
 	gw := gateway.Options{Now: now, Log: log, OutputAllowance: cfg.Limits.OutputAllowance,
 		Health: a.health, Routing: gatewayRouting(cfg.Routing)}
+	if err := a.buildTracing(ctx, &gw); err != nil {
+		a.Close()
+		return nil, err
+	}
 	if a.meter != nil {
 		gw.Meter = a.meter
 		gw.Budget = limits.NewBudget(a.spend, cfg.Limits.FailClosed, log)
@@ -138,18 +145,19 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		a.Close()
 		return nil, err
 	}
-	a.server = server.New(cfg.Server, cfg.TLS, h, log)
+	a.server = server.New(cfg.Server, cfg.TLS, h, log, a.traced...)
 	return a, nil
 }
 
 // Store returns the app's store.
 func (a *App) Store() *store.Store { return a.store }
 
-// Close closes the store and the Redis client.
+// Close closes the store and the Redis client, and stops tracing.
 func (a *App) Close() error {
 	if a.redis != nil {
 		a.redis.Close()
 	}
+	a.stopTracing(context.Background())
 	return a.store.Close()
 }
 
@@ -264,6 +272,7 @@ func (a *App) Run(ctx context.Context) error {
 	stopBG()
 	waitWatcher()
 	wg.Wait()
+	a.stopTracing(context.WithoutCancel(ctx)) // the last requests' spans are complete
 	if st, ok := a.RedisStats(); ok && st.Outages > 0 {
 		a.log.Warn("redis outages while serving", "outages", st.Outages, "failed_calls", st.Failures, "up", st.Up)
 	}
@@ -351,7 +360,7 @@ func (a *App) mountDashboard(h http.Handler, routes func() *route.Table, rates *
 	}
 	sc := a.cfg.Server
 	sc.Listen, sc.CORSOrigins = cfg.Listen, nil
-	a.dash = server.New(sc, a.cfg.TLS, d.Mount(nil), a.log)
+	a.dash = server.New(sc, a.cfg.TLS, d.Mount(nil), a.log, a.traced...)
 	return h, nil
 }
 

@@ -3,6 +3,7 @@ package app_test
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -18,6 +19,12 @@ import (
 func BenchmarkGatewayChat(b *testing.B) {
 	up := fakeopenai.Start(fakeopenai.Options{})
 	defer up.Close()
+	// collector takes the spans of the tracing variant, and drops them.
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
 	variants := []struct {
 		name string
 		mut  func(*config.Config)
@@ -26,6 +33,9 @@ func BenchmarkGatewayChat(b *testing.B) {
 		{"shipped", nil},
 		{"limits-on", func(c *config.Config) {
 			c.Limits.KeyRPM, c.Limits.KeyTPM, c.Limits.AccountRPM, c.Limits.AccountTPM = 1e9, 1e9, 1e9, 1e9
+		}},
+		{"tracing-on", func(c *config.Config) {
+			c.Tracing.Enabled, c.Tracing.Endpoint = true, collector.URL+"/v1/traces"
 		}},
 	}
 	for _, v := range variants {

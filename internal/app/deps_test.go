@@ -11,7 +11,8 @@ const mod = "github.com/switchyard-gw/switchyard/"
 
 // TestImports keeps dependencies pointing one way (STYLE.md, "Package
 // layout"): hot-path packages reach the store only through the small
-// interfaces they declare, implemented in app; and the fake upstreams
+// interfaces they declare, implemented in app, and trace through
+// OpenTelemetry's API only; and the fake upstreams
 // under internal/testing serve tests, bench and e2e, never the binary.
 func TestImports(t *testing.T) {
 	hot := []string{"internal/api", "internal/auth", "internal/server", "internal/apikey", "internal/events",
@@ -22,7 +23,10 @@ func TestImports(t *testing.T) {
 		packages []string // go list patterns, relative to the module
 		banned   []string // import path prefixes
 	}{
-		{"hot path", hot, []string{mod + "internal/store", mod + "internal/dashboard", "github.com/jackc/pgx", "modernc.org/sqlite", mod + "internal/testing/"}},
+		{"hot path", hot, []string{mod + "internal/store", mod + "internal/dashboard", "github.com/jackc/pgx", "modernc.org/sqlite", mod + "internal/testing/",
+			// Spans are made through OpenTelemetry's API; its SDK and
+			// exporters are the app's to set up (internal/metrics).
+			"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc"}},
 		{"binary", []string{"cmd/switchyard"}, []string{mod + "internal/testing/"}},
 	}
 	for _, tt := range tests {

@@ -32,6 +32,8 @@ type Config struct {
 	// Responses configures the answers of the Responses API the gateway
 	// keeps (store:true).
 	Responses Responses `yaml:"responses"`
+	// Tracing exports OpenTelemetry traces; off by default.
+	Tracing Tracing `yaml:"tracing"`
 	// Providers lists the upstreams. Providers whose *_API_KEY or
 	// *_BASE_URL environment variable is set are added too. Default none.
 	Providers []Provider `yaml:"providers"`
@@ -313,6 +315,7 @@ func Default() Config {
 		},
 		Dashboard: Dashboard{Enabled: true, SessionTTL: 12 * time.Hour, SecureCookies: "auto"},
 		Responses: Responses{Retention: 720 * time.Hour},
+		Tracing:   defaultTracing(),
 	}
 }
 
@@ -365,6 +368,9 @@ func (c *Config) Validate() error {
 		if ch.err != "" {
 			return fmt.Errorf("%s: %s", ch.key, ch.err)
 		}
+	}
+	if err := c.Tracing.validate(); err != nil {
+		return err
 	}
 	if err := c.validateProviders(); err != nil {
 		return err

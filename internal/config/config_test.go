@@ -126,6 +126,12 @@ dashboard:
   trusted_proxies: [10.0.0.5/32, "fd00::/64"]
 responses:
   retention: 168h
+tracing:
+  enabled: true
+  exporter: otlp
+  protocol: grpc
+  endpoint: http://otel-collector:4317
+  sample_ratio: 0.25
 providers:
   - name: local
     type: openai_compatible
@@ -202,6 +208,8 @@ func TestLoadFullFile(t *testing.T) {
 		Dashboard: Dashboard{Listen: "0.0.0.0:9091", AllowSignup: true, SessionTTL: 30 * time.Minute,
 			SecureCookies: "always", TrustedProxies: []string{"10.0.0.5/32", "fd00::/64"}},
 		Responses: Responses{Retention: 7 * 24 * time.Hour},
+		Tracing: Tracing{Enabled: true, Exporter: "otlp", Protocol: "grpc", Endpoint: "http://otel-collector:4317",
+			SampleRatio: 0.25, Sampler: "parentbased_traceidratio", ServiceName: "switchyard"},
 		Providers: []Provider{
 			{
 				Name:              "local",
@@ -365,6 +373,17 @@ func TestLoadErrors(t *testing.T) {
 		{"no connections", "database:\n  max_open_conns: 0\n", nil, []string{"database.max_open_conns", "at least 1"}, nil},
 		{"no replicas", "limits:\n  replicas: 0\n", nil, []string{"limits.replicas", "at least 1"}, nil},
 		{"zero redis timeout", "redis:\n  timeout: 0s\n", nil, []string{"redis.timeout", "expected a positive duration"}, nil},
+		{"tracing exporter", "tracing:\n  exporter: zipkin\n", nil, []string{"tracing.exporter", `"zipkin"`}, nil},
+		{"tracing protocol", "tracing:\n  protocol: http\n", nil, []string{"tracing.protocol", "grpc", `"http"`}, nil},
+		{"tracing endpoint without scheme", "tracing:\n  endpoint: collector:4317\n", nil, []string{"tracing.endpoint", "http://"}, nil},
+		{"sample ratio above 1", "tracing:\n  sample_ratio: 1.5\n", nil, []string{"tracing.sample_ratio", "1.5"}, nil},
+		{"sample ratio negative", "tracing:\n  sample_ratio: -0.1\n", nil, []string{"tracing.sample_ratio"}, nil},
+		{"sample ratio a string", "tracing:\n  sample_ratio: all\n", nil, []string{"tracing.sample_ratio", "expected a number"}, nil},
+		{"OTLP protocol variable", "", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "thrift"}, []string{"OTEL_EXPORTER_OTLP_PROTOCOL", `"thrift"`}, nil},
+		{"sampler variable", "", map[string]string{"OTEL_TRACES_SAMPLER": "jaeger_remote"}, []string{"OTEL_TRACES_SAMPLER", `"jaeger_remote"`}, nil},
+		{"sampler argument", "", map[string]string{"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "2"},
+			[]string{"OTEL_TRACES_SAMPLER_ARG", `"2"`}, nil},
+		{"SDK disabled variable", "", map[string]string{"OTEL_SDK_DISABLED": "yes please"}, []string{"OTEL_SDK_DISABLED"}, nil},
 		{"negative cache size", "auth:\n  negative_cache_size: -1\n", nil, []string{"auth.negative_cache_size", "at least 1"}, nil},
 		{"listen without port", "server:\n  listen: localhost\n", nil, []string{"server.listen", "expected host:port"}, nil},
 		{"unknown log level", "log:\n  level: loud\n", nil, []string{"log.level", "expected one of debug, info, warn, error", `"loud"`}, nil},

@@ -30,6 +30,9 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		}
 	}
 	applyEnv(&c, getenv)
+	if err := tracingFromEnv(&c.Tracing, getenv); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	providersFromEnv(&c, getenv)
 	fillProviderDefaults(&c)
 	resolveKeys(&c, getenv)

@@ -218,6 +218,7 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	x.access.Deployment, x.access.Attempts = t.dep.Key, x.rec.Attempts
 	done := h.Begin(t.dep.Key)
 	actx, tm := withTimeouts(ctx, t.dep, x.req.Stream)
+	actx, sp := x.spans.attempt(actx, x.req, t, x.rec.Attempts)
 	start := time.Now()
 	resp, st, err := x.g.call(actx, t, x.req)
 	var first []byte
@@ -233,7 +234,9 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	if err != nil {
 		tm.end()
 		done()
-		return tm.classified(ctx, t.dep.Provider.Name(), err)
+		err = tm.classified(ctx, t.dep.Provider.Name(), err)
+		sp.end(ctx, err)
+		return err
 	}
 	tm.firstByte()
 	h.Success(t.dep.Key, time.Since(start))
@@ -241,11 +244,14 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	if st == nil {
 		tm.end()
 		done()
+		x.spans.answered(sp, resp.Body, t.model.ID)
+		sp.end(ctx, nil)
 		x.resp = resp
 		w.Response(resp, x.end)
 		return nil
 	}
-	s := &relay{Stream: st, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof}
+	x.spans.answered(sp, first, t.model.ID)
+	s := &relay{Stream: st, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof, span: sp}
 	x.stream = st
 	w.Stream(s, x.end)
 	return nil
@@ -277,6 +283,8 @@ type relay struct {
 	peeked bool
 	eof    bool
 	ended  bool
+	// span is the attempt's, ended with the stream.
+	span child
 }
 
 func (s *relay) Next() ([]byte, error) {
@@ -298,6 +306,7 @@ func (s *relay) Next() ([]byte, error) {
 		if v := classify(s.ctx, err); v.count {
 			s.x.g.health.Failure(s.t.dep.Key, v.class, 0)
 		}
+		s.span.fail(s.ctx, err)
 		return nil, err
 	}
 	s.x.chunk()
@@ -312,6 +321,7 @@ func (s *relay) Close() error {
 	err := s.Stream.Close()
 	s.tm.end()
 	s.done()
+	s.span.end(s.ctx, nil)
 	return err
 }
 

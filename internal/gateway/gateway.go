@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/backoff"
 	"github.com/switchyard-gw/switchyard/internal/catalog"
@@ -46,6 +48,9 @@ type Options struct {
 	// Now is the clock of model lifecycles and spend periods (default
 	// time.Now).
 	Now func() time.Time
+	// Tracer makes the spans of a request whose server span records:
+	// each upstream attempt, the limits, the meter's enqueue. Nil: none.
+	Tracer trace.Tracer
 }
 
 // Routing are the knobs of retries (config routing:).
@@ -224,14 +229,18 @@ func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
 	}
 	x := g.newExchange(req, rt, m, allow)
 	defer x.abandon()
+	x.spans = g.spansFor(ctx)
+	x.spans.request(req)
 	if now := g.opt.Now(); m.UnderNotice(now) {
 		noticeHeaders(w.Header(), m, now)
 	}
-	if err := g.checkBudget(ctx, req); err != nil {
-		w.Error(err, x.end)
-		return
+	lim := x.spans.limits(ctx, g)
+	err = g.checkBudget(ctx, req)
+	var res *reservation
+	if err == nil {
+		res, err = g.reserve(ctx, req, m, w.Header())
 	}
-	res, err := g.reserve(ctx, req, m, w.Header())
+	lim.end(ctx, err)
 	if err != nil {
 		w.Error(err, x.end)
 		return

@@ -64,6 +64,8 @@ type exchange struct {
 	// refund is set when the request failed by the gateway's own fault:
 	// its rate-limit reservation is given back whole.
 	refund bool
+	// spans are the request's trace, when it is traced.
+	spans spans
 }
 
 // progressInterval is how often a running stream journals its progress.
@@ -154,10 +156,13 @@ func (x *exchange) finish(o Outcome, us provider.Usage) {
 		return
 	}
 	x.done = true
-	x.access.Status = o.Status
+	x.access.Status, x.access.ErrorType = o.Status, o.ErrType
 	x.fill(&x.rec, o, us)
+	x.spans.finish(us)
 	if x.g.opt.Meter != nil {
+		sp := x.spans.meter()
 		x.g.opt.Meter.Record(&x.rec)
+		sp.close()
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // Limits on what is read from an upstream.
@@ -68,6 +70,9 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 	if requestID != "" {
 		req.Header.Set("X-Request-Id", requestID)
 	}
+	// The attempt's span, when the request is traced, is the upstream's
+	// parent; untraced, ctx has no span and nothing is sent.
+	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	resp, err := u.Client.Do(req)
 	if err != nil {
 		return nil, FromTransport(ctx, u.Name, err)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -41,6 +40,13 @@ type Record struct {
 	// last), Attempts the upstream calls made (issue 15).
 	Deployment string
 	Attempts   int
+	// Operation is a model request's GenAI operation ("chat",
+	// "text_completion", "embeddings"), which with Model names its trace
+	// span; empty for other requests.
+	Operation string
+	// ErrorType is the class of a failed model request's error as its
+	// client was told (the error body's type), for its trace span.
+	ErrorType string
 }
 
 type recordKey struct{}
@@ -69,7 +75,7 @@ func AccessLog(log *slog.Logger) Middleware {
 			w.Header().Set(RequestIDHeader, rec.ID)
 			sw := &statusWriter{ResponseWriter: w}
 			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recordKey{}, rec)))
-			status := cmp.Or(rec.Status, sw.status, http.StatusOK)
+			status := statusOf(sw, rec)
 			level := slog.LevelInfo
 			if status >= 500 {
 				level = slog.LevelError

@@ -28,9 +28,12 @@ type Server struct {
 	cancel context.CancelCauseFunc
 }
 
-// New returns a server for h with the shared middleware around it.
-func New(cfg config.Server, tlsCfg config.TLS, h http.Handler, log *slog.Logger) *Server {
-	mws := []Middleware{AccessLog(log), Recover(log)}
+// New returns a server for h with the shared middleware around it. The
+// extra middleware (Trace, say) runs inside the access log, around the
+// rest: it sees each request's access record and its status.
+func New(cfg config.Server, tlsCfg config.TLS, h http.Handler, log *slog.Logger, extra ...Middleware) *Server {
+	mws := append([]Middleware{AccessLog(log)}, extra...)
+	mws = append(mws, Recover(log))
 	if tlsCfg.Enabled() {
 		mws = append(mws, HSTS)
 	}
