@@ -159,6 +159,9 @@ func (x *exchange) finish(o Outcome, us provider.Usage) {
 	if x.g.opt.Meter != nil {
 		x.g.opt.Meter.Record(&x.rec)
 	}
+	if o := x.g.opt.Observer; o != nil {
+		o.Finished(&x.rec, us)
+	}
 }
 
 // fill completes r with its outcome, usage, prices and cost.
