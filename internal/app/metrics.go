@@ -79,10 +79,15 @@ func (a *App) mountMetrics(h http.Handler) http.Handler {
 	if !cfg.Enabled {
 		return h
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc(metricsRoute, route)
-	mux.Handle("/", h)
-	return mux
+	// Not a ServeMux in front of the API's: that would cost every request
+	// a second pattern match.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			route(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // observeServers has the metrics count every request of every listener.

@@ -82,3 +82,16 @@ func TestNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations per request, want 0", allocs)
 	}
 }
+
+// BenchmarkRequest is what metrics add to one model request: its usage
+// record counted and its HTTP request counted.
+func BenchmarkRequest(b *testing.B) {
+	m := metrics.New(metrics.Options{Known: known})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			m.Request(chat)
+			m.HTTPRequest("POST /v1/chat/completions", 200)
+		}
+	})
+}
