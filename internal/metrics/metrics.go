@@ -8,6 +8,7 @@ package metrics
 import (
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -113,8 +114,13 @@ func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
 }
 
+// histogramVec makes a histogram with both classic buckets (what the text
+// format and promtool see) and native ones of 10% growth, which a
+// Prometheus with native histograms enabled scrapes instead for finer
+// quantiles.
 func histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
-	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets}, labels)
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets,
+		NativeHistogramBucketFactor: 1.1, NativeHistogramMaxBucketNumber: 160, NativeHistogramMinResetDuration: time.Hour}, labels)
 }
 
 // buildInfo is switchyard_build_info: 1, labelled with the build's
