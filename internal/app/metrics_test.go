@@ -3,6 +3,7 @@ package app_test
 import (
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -234,4 +235,22 @@ func TestMetricsListener(t *testing.T) {
 	if resp.StatusCode != 404 {
 		t.Errorf("/metrics with metrics off: %d, want 404", resp.StatusCode)
 	}
+}
+
+// With Redis, its commands are timed by name.
+func TestMetricsRedis(t *testing.T) {
+	url := os.Getenv("SWITCHYARD_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("SWITCHYARD_TEST_REDIS_URL not set: Redis call timings are not tested")
+	}
+	l := startLimited(t, map[string]string{"SWITCHYARD_REDIS_URL": url}, fakeopenai.Options{}, metricsOn(false))
+	key, _, _ := l.limitedKey(t, "redis-metrics@example.com", store.LimitsUpdate{KeyID: "-", RPM: ptr(int64(100))})
+	if resp, raw := l.post(t, key, tokensBody("hi", 5, false)); resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, raw)
+	}
+	s := getMetrics(t, l.URL+"/metrics", "")
+	if n, _ := s.value("switchyard_redis_call_duration_seconds", nil); n == 0 {
+		t.Errorf("no Redis call timed; ops %v", s.labelValues("switchyard_redis_call_duration_seconds", "op"))
+	}
+	t.Logf("Redis ops timed: %v", s.labelValues("switchyard_redis_call_duration_seconds", "op"))
 }
