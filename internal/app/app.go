@@ -59,6 +59,11 @@ type App struct {
 	dashAddr net.Addr
 	tracing  *metrics.Tracing    // exports the spans; nil when tracing is off
 	traced   []server.Middleware // the servers' tracing middleware, if any
+	// metrics are nil when off; metricsSrv serves them on a listener of
+	// their own (metrics.listen), else nil.
+	metrics     *metrics.Metrics
+	metricsSrv  *server.Server
+	metricsAddr net.Addr
 
 	now func() time.Time
 	// reloadMu serializes Reload and guards live.
@@ -87,11 +92,14 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		log.Info("applied migrations", "count", n, "dialect", st.Dialect())
 	}
 	a := &App{cfg: cfg, log: log, store: st}
-	a.auth = auth.New(keyLookup{st, cfg.Limits}, auth.Options{
+	lookup := &keyLookup{s: st, defaults: cfg.Limits}
+	a.auth = auth.New(lookup, auth.Options{
 		LastUsedInterval:  cfg.Auth.LastUsedInterval,
 		NegativeCacheSize: cfg.Auth.NegativeCacheSize,
 		Logger:            log,
 	})
+	a.buildMetrics()
+	lookup.m = a.metrics
 	a.watcher = events.NewWatcher(st, log, 5*time.Second)
 	a.watcher.Handle(a.onChange)
 	now := cfg.Now
@@ -128,6 +136,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 	if rates != nil {
 		gw.Rates = rates
 	}
+	a.observe(&gw)
 	a.gateway = gateway.New(routes, gw)
 	opt := api.Options{
 		Gateway:        a.gateway,
@@ -145,7 +154,8 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error
 		a.Close()
 		return nil, err
 	}
-	a.server = server.New(cfg.Server, cfg.TLS, h, log, a.traced...)
+	a.server = server.New(cfg.Server, cfg.TLS, a.mountMetrics(h), log, a.traced...)
+	a.observeServers()
 	return a, nil
 }
 
@@ -207,16 +217,24 @@ func (a *App) onChange(c events.Change) {
 	}
 }
 
-// Listen binds the listener, and the dashboard's when it has its own,
-// and returns the API's address.
+// Listen binds the listener, and the dashboard's and the metrics' when
+// they have their own, and returns the API's address.
 func (a *App) Listen() (net.Addr, error) {
-	if a.dash != nil {
-		addr, err := a.dash.Listen()
-		if err != nil {
-			return nil, fmt.Errorf("dashboard: %w", err)
+	sides := []struct {
+		s    *server.Server
+		what string
+		addr *net.Addr
+	}{{a.dash, "dashboard", &a.dashAddr}, {a.metricsSrv, "metrics", &a.metricsAddr}}
+	for _, side := range sides {
+		if side.s == nil {
+			continue
 		}
-		a.dashAddr = addr
-		a.log.Info("dashboard listening", "addr", addr.String())
+		addr, err := side.s.Listen()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", side.what, err)
+		}
+		*side.addr = addr
+		a.log.Info(side.what+" listening", "addr", addr.String())
 	}
 	return a.server.Listen()
 }
@@ -224,6 +242,10 @@ func (a *App) Listen() (net.Addr, error) {
 // DashboardAddr returns the address of the dashboard's own listener;
 // nil when it is served on the API's listener or is off. Listen first.
 func (a *App) DashboardAddr() net.Addr { return a.dashAddr }
+
+// MetricsAddr returns the address of the metrics' own listener; nil
+// without metrics.listen. Listen first.
+func (a *App) MetricsAddr() net.Addr { return a.metricsAddr }
 
 // Run serves until ctx ends, then shuts down gracefully: the server
 // drains, then the background workers stop and flush. Listen first.
@@ -259,14 +281,17 @@ func (a *App) Run(ctx context.Context) error {
 		wg.Go(func() { a.worker.Run(bg) })
 	}
 
-	var dashErr error
-	var dashDone sync.WaitGroup
-	if a.dash != nil {
-		dashDone.Go(func() { dashErr = a.dash.Serve(ctx) })
+	// The dashboard's and the metrics' own listeners, when they have one.
+	var sideErrs [2]error
+	var sideDone sync.WaitGroup
+	for i, s := range []*server.Server{a.dash, a.metricsSrv} {
+		if s != nil {
+			sideDone.Go(func() { sideErrs[i] = s.Serve(ctx) })
+		}
 	}
 	err = a.server.Serve(ctx)
-	dashDone.Wait()
-	err = errors.Join(err, dashErr)
+	sideDone.Wait()
+	err = errors.Join(err, sideErrs[0], sideErrs[1])
 	stopMeter()
 	meterDone.Wait()
 	stopBG()
@@ -297,7 +322,11 @@ func (a *App) buildMetering() error {
 	} else {
 		a.spend = limits.NewMemorySpend(a.store, a.alerts)
 	}
-	m, err := meter.New(a.store, meter.Options{
+	var sink meter.Sink = a.store
+	if a.metrics != nil {
+		sink = timedSink{sink, a.metrics}
+	}
+	m, err := meter.New(sink, meter.Options{
 		Dir:           cfg.JournalDir(),
 		QueueSize:     cfg.Metering.QueueSize,
 		BatchSize:     cfg.Metering.BatchSize,
@@ -366,40 +395,3 @@ func (a *App) mountDashboard(h http.Handler, routes func() *route.Table, rates *
 
 // Meter returns the app's usage meter (nil when metering is off).
 func (a *App) Meter() *meter.Meter { return a.meter }
-
-// keyLookup adapts the store to auth.KeyLookup.
-type keyLookup struct {
-	s        *store.Store
-	defaults config.Limits
-}
-
-func (l keyLookup) LookupKey(ctx context.Context, h apikey.Hash) (auth.KeyState, error) {
-	ka, err := l.s.LookupKey(ctx, h.String())
-	if errors.Is(err, store.ErrNotFound) {
-		return auth.KeyState{}, auth.ErrUnknown
-	}
-	if err != nil {
-		return auth.KeyState{}, err
-	}
-	return auth.KeyState{
-		Principal: auth.Principal{KeyID: ka.KeyID, AccountID: ka.AccountID,
-			AccountModels: ka.AccountModels, KeyModels: ka.KeyModels,
-			AccountLimits: withDefaults(ka.AccountLimits, l.defaults.AccountRPM, l.defaults.AccountTPM),
-			KeyLimits:     withDefaults(ka.KeyLimits, l.defaults.KeyRPM, l.defaults.KeyTPM)},
-		Revoked:         ka.Revoked,
-		AccountDisabled: ka.AccountDisabled,
-	}, nil
-}
-
-// withDefaults resolves stored limits: a rate limit that is not set
-// takes the configured default.
-func withDefaults(l store.Limits, rpm, tpm int64) auth.Limits {
-	out := auth.Limits{RPM: l.RPM, TPM: l.TPM, MonthlyBudget: l.MonthlyBudget}
-	if out.RPM == 0 {
-		out.RPM = rpm
-	}
-	if out.TPM == 0 {
-		out.TPM = tpm
-	}
-	return out
-}

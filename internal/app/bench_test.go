@@ -31,6 +31,7 @@ func BenchmarkGatewayChat(b *testing.B) {
 	}{
 		{"metering-off", func(c *config.Config) { c.Metering.Enabled = false }},
 		{"shipped", nil},
+		{"metrics-on", func(c *config.Config) { c.Metrics.Enabled = true }},
 		{"limits-on", func(c *config.Config) {
 			c.Limits.KeyRPM, c.Limits.KeyTPM, c.Limits.AccountRPM, c.Limits.AccountTPM = 1e9, 1e9, 1e9, 1e9
 		}},

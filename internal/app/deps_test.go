@@ -28,6 +28,9 @@ func TestImports(t *testing.T) {
 			// exporters are the app's to set up (internal/metrics).
 			"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc"}},
 		{"binary", []string{"cmd/switchyard"}, []string{mod + "internal/testing/"}},
+		// Issue 17: metrics observe the hot path through plain values app
+		// hands them, so that any package may import them.
+		{"metrics", []string{"internal/metrics"}, prefixed(hot, mod+"internal/store", mod+"internal/dashboard", mod+"internal/app")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,4 +63,15 @@ func deps(t *testing.T, pattern string) []string {
 		t.Fatalf("go list -deps %s: the pattern lists no package of its own", pattern)
 	}
 	return list
+}
+
+// prefixed returns the import path prefixes of the module's packages
+// pkgs ("internal/provider/..." is internal/provider, a prefix of its
+// subpackages) and more.
+func prefixed(pkgs []string, more ...string) []string {
+	out := more
+	for _, p := range pkgs {
+		out = append(out, mod+strings.TrimSuffix(p, "/..."))
+	}
+	return out
 }

@@ -27,6 +27,9 @@ func (a *App) buildRedis() error {
 	a.redis = redis.NewClient(opt)
 	setRedisLogger(a.log)
 	a.redis.AddHook(deadline(callBound(cfg.Redis.Timeout, opt)))
+	if a.metrics != nil {
+		a.redis.AddHook(redisTimer{a.metrics})
+	}
 	a.breaker = limits.NewBreaker(limits.BreakerOptions{
 		Probe: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() },
 		Log:   a.log.With("fail_closed", cfg.Limits.FailClosed, "replicas", cfg.Limits.Replicas),

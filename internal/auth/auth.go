@@ -77,6 +77,9 @@ type Authenticator struct {
 	flights  singleflight.Group
 	touches  chan touch
 	dropped  atomic.Int64 // last-used updates dropped because the queue was full
+	// hits and misses count the look-ups the cache answered and those
+	// that asked the KeyLookup (or joined a look-up under way).
+	hits, misses atomic.Int64
 
 	cache sync.Map // apikey.Hash → *entry; read without locks
 
@@ -145,8 +148,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (Princi
 
 func (a *Authenticator) entry(ctx context.Context, hash apikey.Hash) (*entry, error) {
 	if v, ok := a.cache.Load(hash); ok {
+		a.hits.Add(1)
 		return v.(*entry), nil
 	}
+	a.misses.Add(1)
 	v, err, _ := a.flights.Do(string(hash[:]), func() (any, error) {
 		return a.fill(ctx, hash)
 	})
@@ -192,6 +197,12 @@ func (a *Authenticator) fill(ctx context.Context, hash apikey.Hash) (*entry, err
 	}
 	a.cache.Store(hash, e)
 	return e, nil
+}
+
+// CacheStats returns how many key look-ups the cache answered (hits) and
+// how many it did not (misses) so far.
+func (a *Authenticator) CacheStats() (hits, misses int64) {
+	return a.hits.Load(), a.misses.Load()
 }
 
 // dropNegativesLocked forgets every remembered unknown key.

@@ -64,6 +64,9 @@ func TestAuthenticateCachesAndRevokes(t *testing.T) {
 	if n := f.calls.Load(); n != 1 {
 		t.Errorf("%d look-ups for 100 requests, want 1 (steady state reads no database)", n)
 	}
+	if hits, misses := a.CacheStats(); hits != 99 || misses != 1 {
+		t.Errorf("cache stats: %d hits, %d misses; want 99, 1", hits, misses)
+	}
 
 	f.set(h, KeyState{Principal: Principal{KeyID: "key_1", AccountID: "acct_1"}, Revoked: true})
 	a.Invalidate(h)

@@ -37,7 +37,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Dev = *dev
+	cfg.Dev, cfg.Version = *dev, Version()
 	log := newLogger(env.Stderr, cfg.Log)
 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
@@ -60,7 +60,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	stopReload := reloadOnHangup(ctx, log, a, func() (*config.Config, error) {
 		c, err := loadConfig(env, *cfgPath)
 		if err == nil {
-			c.Dev = *dev
+			c.Dev, c.Version = *dev, Version()
 		}
 		return c, err
 	})

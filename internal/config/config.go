@@ -34,6 +34,8 @@ type Config struct {
 	Responses Responses `yaml:"responses"`
 	// Tracing exports OpenTelemetry traces; off by default.
 	Tracing Tracing `yaml:"tracing"`
+	// Metrics configures the Prometheus metrics endpoint.
+	Metrics Metrics `yaml:"metrics"`
 	// Providers lists the upstreams. Providers whose *_API_KEY or
 	// *_BASE_URL environment variable is set are added too. Default none.
 	Providers []Provider `yaml:"providers"`
@@ -44,6 +46,9 @@ type Config struct {
 	// Now is the clock that decides model lifecycles (retired, under
 	// notice). Nil means time.Now; tests pin it. It has no file key.
 	Now func() time.Time `yaml:"-"`
+	// Version is the build's version, set by the CLI for the metrics'
+	// build info. It has no file key.
+	Version string `yaml:"-"`
 }
 
 // Server configures the HTTP listener.
@@ -363,6 +368,8 @@ func (c *Config) Validate() error {
 		{"dashboard.secure_cookies", oneOf(c.Dashboard.SecureCookies, "auto", "always", "never")},
 		{"dashboard.trusted_proxies", prefixesErr(c.Dashboard.TrustedProxies)},
 		{"responses.retention", minDuration(c.Responses.Retention, time.Minute)},
+		{"metrics.listen", metricsListenErr(c.Metrics.Listen, c.Server.Listen, c.Dashboard.Listen)},
+		{"metrics.bearer_token_env", bearerEnvErr(c.Metrics)},
 	}
 	for _, ch := range checks {
 		if ch.err != "" {

@@ -414,6 +414,13 @@ func TestLoadErrors(t *testing.T) {
 		{"secure cookies as a bool", "dashboard:\n  secure_cookies: true\n", nil, []string{"dashboard.secure_cookies", "expected a string"}, nil},
 		{"unknown secure cookies", "dashboard:\n  secure_cookies: sometimes\n", nil,
 			[]string{"dashboard.secure_cookies", "expected one of auto, always, never"}, nil},
+		{"metrics on the api's address", "metrics:\n  listen: 127.0.0.1:8080\n", nil, []string{"metrics.listen", "an address of its own"}, nil},
+		{"metrics on the dashboard's address", "dashboard:\n  listen: 127.0.0.1:8081\nmetrics:\n  listen: 127.0.0.1:8081\n", nil,
+			[]string{"metrics.listen", "an address of its own"}, nil},
+		{"metrics listen without port", "metrics:\n  listen: localhost\n", nil, []string{"metrics.listen", "expected host:port"}, nil},
+		{"metrics token variable unset", "metrics:\n  enabled: true\n  bearer_token_env: METRICS_TOKEN\n", nil,
+			[]string{"metrics.bearer_token_env", "METRICS_TOKEN", "empty or unset"}, nil},
+		{"metrics per_account not a bool", "metrics:\n  per_account: 1\n", nil, []string{"metrics.per_account", "expected true or false"}, nil},
 		{"invalid yaml", "server:\n  listen: \":8080\"\n  read_timeout: 5s: 6s\n", nil, []string{"line 3", "yaml"}, nil},
 		{"bad indentation", "server:\n  listen: \":8080\"\n    read_timeout: 5s\n", nil, []string{"line", "yaml"}, nil},
 		{"unclosed quote", "log:\n  level: \"info\n", nil, []string{"line"}, nil},
@@ -520,5 +527,40 @@ func TestJournalDir(t *testing.T) {
 		if got := c.JournalDir(); got != tc.want {
 			t.Errorf("JournalDir(%q, %q) = %q, want %q", tc.db, tc.dir, got, tc.want)
 		}
+	}
+}
+
+func TestLoadMetrics(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		env     map[string]string
+		want    Metrics
+		on      bool
+	}{
+		{"off by default", "", nil, Metrics{}, false},
+		{"on the api's listener", "metrics:\n  enabled: true\n  bearer_token: tok\n  per_account: true\n", nil,
+			Metrics{Enabled: true, BearerToken: "tok", PerAccount: true}, true},
+		{"a listener of its own", "metrics:\n  listen: 127.0.0.1:9464\n", nil, Metrics{Listen: "127.0.0.1:9464"}, true},
+		{"the token from a variable", "metrics:\n  enabled: true\n  bearer_token: file\n  bearer_token_env: METRICS_TOKEN\n",
+			map[string]string{"METRICS_TOKEN": "from-env"}, Metrics{Enabled: true, BearerToken: "from-env", BearerTokenEnv: "METRICS_TOKEN"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := ""
+			if tt.content != "" {
+				path = writeConfig(t, tt.content)
+			}
+			c, err := Load(path, fakeEnv(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.Metrics); diff != "" {
+				t.Errorf("metrics (-want +got):\n%s", diff)
+			}
+			if c.Metrics.On() != tt.on {
+				t.Errorf("On() = %v, want %v", c.Metrics.On(), tt.on)
+			}
+		})
 	}
 }

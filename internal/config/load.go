@@ -36,6 +36,9 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	providersFromEnv(&c, getenv)
 	fillProviderDefaults(&c)
 	resolveKeys(&c, getenv)
+	if c.Metrics.BearerTokenEnv != "" {
+		c.Metrics.BearerToken = getenv(c.Metrics.BearerTokenEnv)
+	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}

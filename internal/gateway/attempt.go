@@ -39,6 +39,9 @@ func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
 		var next *catalog.Model
 		if v := classify(ctx, err); v.fallback {
 			next, fallbacks = x.fallback(m, err, fallbacks)
+			if o := x.g.opt.Observer; o != nil && next != nil {
+				o.Fallback(m.ID, next.ID)
+			}
 		}
 		if next == nil && x.panics(err) {
 			next = first
@@ -138,6 +141,9 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 				same && v.retryAfter > r.MaxRetryAfter, !h.TryRetry(m.ID):
 				return last
 			}
+			if o := x.g.opt.Observer; o != nil {
+				o.Retry(m.ID, d.Key)
+			}
 			wait := x.g.backoff(i)
 			if same {
 				wait = max(wait, v.retryAfter)
@@ -152,6 +158,7 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 			return nil
 		}
 		v = classify(ctx, err)
+		x.g.observeFailure(ctx, d.Provider.Name(), d.Key, v, err)
 		if v.count {
 			h.Failure(d.Key, v.class, v.retryAfter)
 		}
@@ -253,6 +260,7 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	x.spans.answered(sp, first, t.model.ID)
 	s := &relay{Stream: st, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof, span: sp}
 	x.stream = st
+	x.g.streams.Add(1)
 	w.Stream(s, x.end)
 	return nil
 }
@@ -303,7 +311,9 @@ func (s *relay) Next() ([]byte, error) {
 		return nil, err
 	case err != nil:
 		err = s.tm.classified(s.ctx, s.t.dep.Provider.Name(), err)
-		if v := classify(s.ctx, err); v.count {
+		v := classify(s.ctx, err)
+		s.x.g.observeFailure(s.ctx, s.t.dep.Provider.Name(), s.t.dep.Key, v, err)
+		if v.count {
 			s.x.g.health.Failure(s.t.dep.Key, v.class, 0)
 		}
 		s.span.fail(s.ctx, err)
@@ -318,6 +328,7 @@ func (s *relay) Close() error {
 		return nil
 	}
 	s.ended = true
+	s.x.g.streams.Add(-1)
 	err := s.Stream.Close()
 	s.tm.end()
 	s.done()

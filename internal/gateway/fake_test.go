@@ -266,12 +266,13 @@ type rig struct {
 	a, b, c *flaky
 	health  *health
 	meter   *meterRec
+	obs     *observer
 	waits   []time.Duration
 }
 
 func newRig(t *testing.T, timeouts catalog.Deployment) *rig {
 	t.Helper()
-	r := &rig{a: &flaky{name: "a"}, b: &flaky{name: "b"}, c: &flaky{name: "c"}, health: &health{budget: -1}, meter: &meterRec{}}
+	r := &rig{a: &flaky{name: "a"}, b: &flaky{name: "b"}, c: &flaky{name: "c"}, health: &health{budget: -1}, meter: &meterRec{}, obs: &observer{}}
 	dep := func(p string) catalog.Deployment {
 		d := timeouts
 		d.Provider, d.UpstreamID = p, "up-"+p
@@ -299,7 +300,8 @@ func newRig(t *testing.T, timeouts catalog.Deployment) *rig {
 		t.Fatal(err)
 	}
 	routes := route.New(cat, []provider.Provider{r.a, r.b, r.c}, func() time.Time { return today })
-	r.g = gateway.New(routes, gateway.Options{Health: r.health, Meter: r.meter, Log: slog.New(slog.DiscardHandler)})
+	r.g = gateway.New(routes, gateway.Options{Health: r.health, Meter: r.meter, Observer: r.obs, Log: slog.New(slog.DiscardHandler)})
+	r.obs.g = r.g
 	r.g.SetWait(func(ctx context.Context, d time.Duration) error {
 		r.waits = append(r.waits, d)
 		return ctx.Err()

@@ -43,6 +43,9 @@ type Options struct {
 	// OutputAllowance is the output tokens a request without max_tokens
 	// reserves from its TPM limits (capped by the model's output limit).
 	OutputAllowance int64
+	// Observer is told of requests, retries, fallbacks and upstream
+	// failures, for metrics; nil: none.
+	Observer Observer
 	// Log receives failures; default slog.Default().
 	Log *slog.Logger
 	// Now is the clock of model lifecycles and spend periods (default
@@ -95,6 +98,8 @@ type Gateway struct {
 	routing atomic.Pointer[Routing]
 	opt     Options
 	health  Health
+	// streams counts the streamed answers being relayed.
+	streams atomic.Int64
 	// wait pauses between attempts; tests replace it.
 	wait func(ctx context.Context, d time.Duration) error
 }

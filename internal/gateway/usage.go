@@ -164,6 +164,9 @@ func (x *exchange) finish(o Outcome, us provider.Usage) {
 		x.g.opt.Meter.Record(&x.rec)
 		sp.close()
 	}
+	if o := x.g.opt.Observer; o != nil {
+		o.Finished(&x.rec, us)
+	}
 }
 
 // fill completes r with its outcome, usage, prices and cost.

@@ -233,6 +233,18 @@ func (j *journal) close() {
 	}
 }
 
+// backlog returns how many records the journal holds that are not known
+// to be in the database, and the size of its segments.
+func (j *journal) backlog() (records, bytes int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, s := range append([]*segment{j.cur}, j.sealed...) {
+		records += max(s.written-s.committed, 0)
+		bytes += s.size
+	}
+	return records, bytes
+}
+
 // sync flushes the current segment to stable storage.
 func (j *journal) sync() error {
 	j.mu.Lock()

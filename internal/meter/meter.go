@@ -116,6 +116,11 @@ func (m *Meter) Stats() Stats {
 		Lost: m.lost.Load(), JournalErrors: m.journalErr.Load(), SinkFailures: m.failures.Load(), Queued: len(m.queue), SinkDown: m.down.Load()}
 }
 
+// Backlog returns how many journaled records are not yet known to be in
+// the database, and the journal's size in bytes: what a restart would
+// read back, at most.
+func (m *Meter) Backlog() (records, bytes int64) { return m.j.backlog() }
+
 // Record journals r and queues it for the database; r must not be changed
 // afterwards. It never waits for
 // the database; a full queue leaves the record in the journal only, to be

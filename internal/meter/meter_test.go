@@ -142,6 +142,7 @@ func TestSinkOutageKeepsRecords(t *testing.T) {
 				m.Record(record(i))
 			}
 			waitFor(t, "300 rows", func() bool { return s.count() == 300 })
+			waitFor(t, "no backlog", func() bool { n, _ := m.Backlog(); return n == 0 })
 			s.failing.Store(true)
 			for i := 300; i < 3000; i++ {
 				m.Record(record(i))
@@ -150,9 +151,14 @@ func TestSinkOutageKeepsRecords(t *testing.T) {
 			if got := s.count(); got != 300 {
 				t.Fatalf("rows while down = %d", got)
 			}
+			// Issue 17: the backlog metric says what waits in the journal.
+			if n, size := m.Backlog(); n != 2700 || size <= 0 {
+				t.Errorf("backlog while down: %d records, %d bytes; want 2700 records", n, size)
+			}
 			s.failing.Store(false)
 			waitFor(t, "3000 rows", func() bool { return s.count() == 3000 })
 			waitFor(t, "journal collected", func() bool { return len(journalFiles(t, dir)) <= 1 })
+			waitFor(t, "backlog written", func() bool { n, _ := m.Backlog(); return n == 0 })
 			if st := m.Stats(); st.Lost != 0 || (tc.memoryLimit > 0) != (st.Spilled > 0) {
 				t.Errorf("stats = %+v", st)
 			}

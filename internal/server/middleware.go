@@ -67,7 +67,16 @@ const RequestIDHeader = "X-Request-Id"
 // one log line when it ends: id, method, route, model, status, bytes,
 // latency, account, and the deployment and attempts of a model request —
 // never a key, a password or a prompt.
-func AccessLog(log *slog.Logger) Middleware {
+func AccessLog(log *slog.Logger) Middleware { return accessLog(log, nil) }
+
+// Observer is told of every request when its access log line is
+// written, for metrics; Served must not block and must not keep rec.
+type Observer interface {
+	Served(rec *Record, status int)
+}
+
+// accessLog is AccessLog telling obs (when not nil) of each request.
+func accessLog(log *slog.Logger, obs *Observer) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -92,6 +101,9 @@ func AccessLog(log *slog.Logger) Middleware {
 				slog.String("deployment", rec.Deployment),
 				slog.Int("attempts", rec.Attempts),
 			)
+			if obs != nil && *obs != nil {
+				(*obs).Served(rec, status)
+			}
 		})
 	}
 }

@@ -26,19 +26,21 @@ type Server struct {
 	active inflight
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// obs is told of every request (Observe); nil: none.
+	obs Observer
 }
 
 // New returns a server for h with the shared middleware around it. The
 // extra middleware (Trace, say) runs inside the access log, around the
 // rest: it sees each request's access record and its status.
 func New(cfg config.Server, tlsCfg config.TLS, h http.Handler, log *slog.Logger, extra ...Middleware) *Server {
-	mws := append([]Middleware{AccessLog(log)}, extra...)
+	s := &Server{cfg: cfg, tls: tlsCfg, log: log}
+	mws := append([]Middleware{accessLog(log, &s.obs)}, extra...)
 	mws = append(mws, Recover(log))
 	if tlsCfg.Enabled() {
 		mws = append(mws, HSTS)
 	}
 	mws = append(mws, CORS(cfg.CORSOrigins), BodyLimit(cfg.MaxBodyBytes))
-	s := &Server{cfg: cfg, tls: tlsCfg, log: log}
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	s.srv = &http.Server{
 		Handler:           s.active.track(Chain(h, mws...)),
@@ -110,3 +112,10 @@ func isLoopback(a net.Addr) bool {
 
 // Handler returns the handler with the shared middleware around it.
 func (s *Server) Handler() http.Handler { return s.srv.Handler }
+
+// Observe makes obs be told of every request the server serves, with its
+// access log record. Call it before Serve.
+func (s *Server) Observe(obs Observer) { s.obs = obs }
+
+// InFlight returns the number of requests being served.
+func (s *Server) InFlight() int64 { return s.active.n.Load() }
