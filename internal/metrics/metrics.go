@@ -1,8 +1,3 @@
-// Package metrics exposes the gateway's Prometheus metrics: counters and
-// histograms fed by the request path's events, and collectors that read
-// the components' own counters at scrape time. It observes, never
-// decides, and imports none of the packages it observes: app adapts
-// their types to the plain values here.
 package metrics
 
 import (
