@@ -7,8 +7,10 @@
 // latency each proxy adds over direct, and the proxies' peak RSS.
 //
 //	go run ./bench [-duration 5s] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
-//	               [-prompt-bytes 0] [-base DIR]
+//	               [-prompt-bytes 0] [-base DIR] [-observability]
 //
+// -observability runs Switchyard as shipped, with metrics on, and with
+// metrics and tracing on, to show what observing the request path costs.
 // -base DIR adds Switchyard built from another source tree (an earlier
 // commit, say) as the target "switchyard, base", to compare a change with
 // the code before it in one run.
@@ -24,6 +26,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
@@ -51,9 +54,10 @@ func main() {
 	words := flag.Int("words", 12, "words per answer")
 	promptBytes := flag.Int("prompt-bytes", 0, "bytes of text added to the user message (in units of 32)")
 	base := flag.String("base", "", "also run Switchyard built from this source tree, as \"switchyard, base\"")
+	observability := flag.Bool("observability", false, "run Switchyard as shipped, with metrics on, and with metrics and tracing on (every request sampled, spans sent to a local OTLP sink), instead of the usual variants")
 	flag.Parse()
 	o := options{duration: *duration, concList: *concList, latency: *latency, tokenDelay: *tokenDelay,
-		words: *words, promptBytes: *promptBytes, base: *base}
+		words: *words, promptBytes: *promptBytes, base: *base, observability: *observability}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -74,6 +78,7 @@ type options struct {
 	duration, latency, tokenDelay time.Duration
 	concList, base                string
 	words, promptBytes            int
+	observability                 bool
 }
 
 func run(o options) error {
@@ -118,6 +123,17 @@ func run(o options) error {
 		{"switchyard", ".", ""},
 		{"switchyard, rate limits on", ".", "limits:\n  key_rpm: 1000000000\n  key_tpm: 1000000000\n" +
 			"  account_rpm: 1000000000\n  account_tpm: 1000000000\n"},
+	}
+	if o.observability {
+		sink := otlpSink()
+		defer sink.Close()
+		metrics := "metrics:\n  enabled: true\n"
+		variants = []struct{ name, src, config string }{
+			{"switchyard", ".", ""},
+			{"switchyard, metrics on", ".", metrics},
+			{"switchyard, metrics and tracing on", ".", metrics + "tracing:\n  enabled: true\n  protocol: http/protobuf\n" +
+				"  endpoint: " + sink.URL + "/v1/traces\n  sample_ratio: 1\n"},
+		}
 	}
 	if o.base != "" {
 		variants = append(variants, struct{ name, src, config string }{"switchyard, base", o.base, ""})
@@ -434,4 +450,15 @@ func fmtDur(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000)
 	}
+}
+
+// otlpSink is an OTLP/HTTP trace receiver that accepts and discards every
+// export (an empty ExportTraceServiceResponse is an empty body), so that
+// tracing costs the gateway what it would with a collector at hand.
+func otlpSink() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusOK)
+	}))
 }
