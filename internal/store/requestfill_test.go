@@ -72,7 +72,28 @@ func fillLedger(t testing.TB, s *store.Store, n int64) {
 			t.Fatalf("fill ledger rows %d to %d: %v", from, from+count, err)
 		}
 	}
+	fillKeys(t, s)
 	if _, err := store.ExecForTest(ctx, s, "ANALYZE"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// fillKeys adds the accounts and keys of the synthetic ledger, which
+// name the keys of its rows and give a key filter its account.
+func fillKeys(t testing.TB, s *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for a := range 10 {
+		if _, err := store.ExecForTest(ctx, s, `INSERT INTO accounts (id, email, created_at) VALUES ($1, $2, 0)`,
+			fmt.Sprintf("acct_%d", a), fmt.Sprintf("owner%d@example.com", a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range 100 {
+		if _, err := store.ExecForTest(ctx, s, `INSERT INTO api_keys (id, account_id, name, key_hash, hint, created_at)
+			VALUES ($1, $2, $3, $4, 'sk-…', 0)`, fmt.Sprintf("key_%d", k), fmt.Sprintf("acct_%d", k%10),
+			fmt.Sprintf("key %d", k), fmt.Sprintf("hash%d", k)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

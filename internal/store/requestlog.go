@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -104,6 +105,15 @@ type RequestPage struct {
 // Requests returns one page of the request log. The page holds no
 // prompt or completion: the ledger has none.
 func (s *Store) Requests(ctx context.Context, q RequestQuery) (RequestPage, error) {
+	if q.KeyID != "" && q.AccountID == "" {
+		// The key's account narrows an operator's query to the indexes
+		// that lead with the account, and changes no result: a key
+		// belongs to one account for good.
+		var err error
+		if q.AccountID, err = s.keyAccount(ctx, q.KeyID); err != nil {
+			return RequestPage{}, fmt.Errorf("list requests: %w", err)
+		}
+	}
 	limit := q.limit()
 	sqlText, args := q.sql(limit + 1)
 	recs, err := queryRows(ctx, s.db, scanUsage, sqlText, args...)
@@ -199,7 +209,9 @@ func (q RequestQuery) sql(limit int) (string, []any) {
 	if !q.Since.IsZero() {
 		add("created_at >= ?", millis(q.Since))
 	}
-	if !q.Until.IsZero() {
+	// A cursor within the range is the tighter upper bound: with both,
+	// a planner may seek to Until and filter its way down to the cursor.
+	if !q.Until.IsZero() && (q.After.IsZero() || q.After.Time >= millis(q.Until)) {
 		add("created_at < ?", millis(q.Until))
 	}
 	if !q.After.IsZero() {
@@ -211,6 +223,20 @@ func (q RequestQuery) sql(limit int) (string, []any) {
 	}
 	args = append(args, limit)
 	return text + ` ORDER BY created_at DESC, id DESC LIMIT $` + strconv.Itoa(len(args)), args
+}
+
+// keyAccount returns the account of key id; "" for a key that is not
+// (or no longer) in api_keys.
+func (s *Store) keyAccount(ctx context.Context, id string) (string, error) {
+	if unstorable(id) {
+		return "", nil
+	}
+	var account string
+	err := s.db.QueryRowContext(ctx, `SELECT account_id FROM api_keys WHERE id = $1`, id).Scan(&account)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return account, err
 }
 
 // keyNames returns the names of the keys of recs by ID, in one query.

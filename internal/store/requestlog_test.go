@@ -169,6 +169,14 @@ func TestRequestsRows(t *testing.T) {
 		if !p.Next.IsZero() {
 			t.Errorf("Next = %v after the last row", p.Next)
 		}
+		// An operator's key filter finds the key's account; an unknown
+		// key is looked for in every account.
+		for _, key := range []string{k.ID, "key_gone"} {
+			p, err := s.Requests(ctx, store.RequestQuery{KeyID: key})
+			if err != nil || len(p.Rows) != 1 || p.Rows[0].KeyID != key {
+				t.Errorf("key %s alone: %+v, %v; want its one row", key, p.Rows, err)
+			}
+		}
 	})
 }
 
