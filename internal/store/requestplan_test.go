@@ -131,6 +131,11 @@ func TestRequestsPlans(t *testing.T) {
 			if !strings.Contains(text, "usage_records_") {
 				t.Errorf("%s: no index of usage_records in the plan:\n%s", c.name, text)
 			}
+			// A later page seeks to its cursor, not to the end of the
+			// time range and down from there (88 ms at 10 million rows).
+			if b.Name == "sqlite" && !c.q.After.IsZero() && !strings.Contains(text, "(created_at,id)<(?,?))") {
+				t.Errorf("%s: the index search is not bounded by the cursor:\n%s", c.name, text)
+			}
 			// PostgreSQL may read a frequent value through the time
 			// index, filtering: as fast, and its choice.
 			if b.Name == "sqlite" && !slices.ContainsFunc(c.indexes, func(ix string) bool {
