@@ -11,9 +11,9 @@
 -- the rows the index gives. The two indexes of 0003 are replaced by their
 -- versions ending in id. On a large ledger this migration takes a while
 -- and holds writes to usage_records (the meter keeps records in its
--- journal meanwhile); nine indexes make each write of the ledger about
--- half as fast as two did (docs/BENCHMARKS.md), still far above the rate
--- of requests.
+-- journal meanwhile); with nine indexes instead of two the ledger's
+-- writer stores fewer rows a second (docs/BENCHMARKS.md), still far more
+-- than requests arrive.
 DROP INDEX usage_records_account_time;
 DROP INDEX usage_records_key_time;
 CREATE INDEX usage_records_time ON usage_records (created_at, id);
