@@ -131,6 +131,7 @@ func TestAdminCommandsNeedDatabase(t *testing.T) {
 		{"accounts", "list"},
 		{"limits", "show", "--account", "o@example.com"},
 		{"alerts", "list", "--account", "o@example.com"},
+		{"backup", "--to", filepath.Join(dir, "copy.db")},
 	} {
 		out, code := execStatus(t, dir, "", args...)
 		if code != 1 || !strings.Contains(out, "no database") || !strings.Contains(out, "switchyard.db") {

@@ -276,6 +276,9 @@ func (a *App) Run(ctx context.Context) error {
 		wg.Go(func() { a.healthShare.Run(bg) })
 	}
 	wg.Go(func() { purger{a.store, a.log, purgeInterval, purgeBatch}.Run(bg) })
+	if keep := a.cfg.Metering.Retention; keep > 0 {
+		wg.Go(func() { newUsagePurger(a.store, a.log, keep).Run(bg) })
+	}
 	if a.alerts != nil {
 		wg.Go(func() { a.alerts.Run(bg) })
 		wg.Go(func() { a.worker.Run(bg) })

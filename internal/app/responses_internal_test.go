@@ -48,23 +48,7 @@ func TestPurger(t *testing.T) {
 		save("resp_late", now.Add(-time.Second))
 		logged := make(chan string, 10)
 		p.log = slog.New(chanHandler(logged))
-		ctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { p.Run(ctx); close(done) }()
-		select {
-		case msg := <-logged:
-			if msg != "purged expired responses" {
-				t.Errorf("Run logged %q", msg)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("Run did not purge at once")
-		}
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatal("Run did not stop with its context")
-		}
+		checkRunsAndStops(t, p.Run, logged, "purged expired responses")
 	})
 }
 

@@ -38,6 +38,7 @@ func commands() []command {
 	return []command{
 		{"serve", "run the gateway", runServe},
 		{"migrate", "apply database migrations", runMigrate},
+		{"backup", "copy the SQLite database to a file, while the server runs", runBackup},
 		{"accounts", "create and list accounts", runAccounts},
 		{"keys", "create, list and revoke API keys", runKeys},
 		{"limits", "set and show rate and monthly spend limits of accounts and keys", runLimits},

@@ -185,6 +185,12 @@ type Metering struct {
 	// database is unavailable; past it they are read back from the
 	// journal when it returns. Default 100000.
 	MemoryLimit int `yaml:"memory_limit"`
+	// Retention is how long per-request usage records (the request log)
+	// are kept: older ones are deleted in small batches in the
+	// background, every hour. The daily totals (usage per day, model and
+	// key, which budgets, alerts and the usage page read) are kept
+	// forever. 0 keeps every record; otherwise at least 24h. Default 0.
+	Retention time.Duration `yaml:"retention"`
 }
 
 // Alerts configures the delivery of billing alerts.
@@ -363,6 +369,7 @@ func (c *Config) Validate() error {
 		{"metering.flush_interval", positive(c.Metering.FlushInterval)},
 		{"metering.queue_size", minInt(int64(c.Metering.QueueSize), 1)},
 		{"metering.memory_limit", minInt(int64(c.Metering.MemoryLimit), 1)},
+		{"metering.retention", retentionErr(c.Metering.Retention)},
 		{"dashboard.listen", dashboardListenErr(c.Dashboard.Listen, c.Server.Listen)},
 		{"dashboard.session_ttl", minDuration(c.Dashboard.SessionTTL, time.Minute)},
 		{"dashboard.secure_cookies", oneOf(c.Dashboard.SecureCookies, "auto", "always", "never")},
@@ -438,6 +445,16 @@ func dashboardListenErr(addr, api string) string {
 func minDuration(d, min time.Duration) string {
 	if d < min {
 		return fmt.Sprintf("expected a duration of at least %s, got %s", min, d)
+	}
+	return ""
+}
+
+// retentionErr checks metering.retention: 0 (forever), or at least a
+// day, so that a record is never purged while its batch may still be
+// replayed from a journal (which would count it in the rollup twice).
+func retentionErr(d time.Duration) string {
+	if d != 0 && d < 24*time.Hour {
+		return fmt.Sprintf("expected 0 (keep every record) or a duration of at least 24h such as \"2160h\", got %s", d)
 	}
 	return ""
 }

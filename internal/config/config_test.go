@@ -101,6 +101,7 @@ metering:
   flush_interval: 50ms
   queue_size: 1000
   memory_limit: 5000
+  retention: 2160h
 alerts:
   webhook_allowed_networks: [10.20.0.0/16]
   smtp:
@@ -201,7 +202,8 @@ func TestLoadFullFile(t *testing.T) {
 			RetryBudget: RetryBudget{Ratio: 0.5, Window: 30 * time.Second, MinPerSecond: 2.5},
 			Backoff:     Backoff{Base: 50 * time.Millisecond, Max: time.Second}, MaxRetryAfter: 0},
 		Metering: Metering{Enabled: true, JournalDir: "/var/lib/switchyard/journal", BatchSize: 200,
-			FlushInterval: 50 * time.Millisecond, QueueSize: 1000, MemoryLimit: 5000},
+			FlushInterval: 50 * time.Millisecond, QueueSize: 1000, MemoryLimit: 5000,
+			Retention: 2160 * time.Hour},
 		Alerts: Alerts{WebhookAllowedNetworks: []string{"10.20.0.0/16"}, SMTP: SMTP{Host: "mail.example.com", Port: 2525,
 			Username: "alerts", Password: "smtp-secret", From: "Switchyard <alerts@example.com>", TLS: "starttls"}},
 		Limits: Limits{FailClosed: true, Replicas: 3, KeyRPM: 60, KeyTPM: 10000, AccountRPM: 600, AccountTPM: 100000, OutputAllowance: 512},
@@ -410,6 +412,8 @@ func TestLoadErrors(t *testing.T) {
 		{"dashboard listen without port", "dashboard:\n  listen: localhost\n", nil, []string{"dashboard.listen", "expected host:port"}, nil},
 		{"short session", "dashboard:\n  session_ttl: 30s\n", nil, []string{"dashboard.session_ttl", "at least 1m0s"}, nil},
 		{"short retention", "responses:\n  retention: 30s\n", nil, []string{"responses.retention", "at least 1m0s"}, nil},
+		{"short usage retention", "metering:\n  retention: 12h\n", nil, []string{"metering.retention", "at least 24h"}, nil},
+		{"negative usage retention", "metering:\n  retention: -24h\n", nil, []string{"metering.retention", "at least 24h"}, nil},
 		{"bad trusted proxy", "dashboard:\n  trusted_proxies: [10.0.0.5]\n", nil, []string{"dashboard.trusted_proxies", "CIDR"}, nil},
 		{"secure cookies as a bool", "dashboard:\n  secure_cookies: true\n", nil, []string{"dashboard.secure_cookies", "expected a string"}, nil},
 		{"unknown secure cookies", "dashboard:\n  secure_cookies: sometimes\n", nil,

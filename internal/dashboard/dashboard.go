@@ -223,6 +223,8 @@ func (d *Dashboard) routes() http.Handler {
 	handle("POST "+Prefix+"/keys/{id}/limits", d.auth(d.setKeyLimits))
 	handle("GET "+Prefix+"/usage", d.auth(d.usage))
 	handle("GET "+Prefix+"/usage.csv", d.auth(d.usageCSV))
+	handle("GET "+Prefix+"/requests", d.auth(d.requests))
+	handle("GET "+Prefix+"/requests.csv", d.auth(d.requestsCSV))
 	handle("GET "+Prefix+"/limits", d.auth(d.limitsPage))
 	handle("GET "+Prefix+"/alerts", d.auth(d.alerts))
 	handle("POST "+Prefix+"/alerts", d.auth(d.addAlert))
