@@ -69,9 +69,11 @@ try {
   const shots = [
     [OWNER, '/dashboard', 'overview-health', 'Last 24 hours'],
     [OPERATOR, '/dashboard/admin/providers', 'admin-providers-health', 'Last 24 hours'],
+    // The request log is wide: a wider window shows every column.
+    [OPERATOR, '/dashboard/requests', 'requests', 'Requests', 1920],
   ];
-  for (const [email, path, name, ready] of shots) {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+  for (const [email, path, name, ready, width = 1280] of shots) {
+    const ctx = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: 'light' });
     const page = await ctx.newPage();
     await page.goto(gw.url + '/dashboard/login');
     await page.getByLabel('Email').fill(email);
