@@ -16,8 +16,7 @@ import (
 
 var _ meter.Sink = (*Store)(nil)
 
-// usageChunk bounds the rows of one multi-row INSERT: 500 rows of 28
-// columns stay well under both drivers' limits on bound parameters.
+// usageChunk bounds the rows of one multi-row statement on SQLite.
 const usageChunk = 500
 
 const usageColumns = `id, request_id, created_at, account_id, key_id, endpoint, model, provider, upstream_model,
@@ -25,16 +24,23 @@ const usageColumns = `id, request_id, created_at, account_id, key_id, endpoint, 
 	input_price, output_price, price_version, cost, latency_us, ttft_us, status, error_type, streamed, cancelled,
 	cached_price, requested_model, deployment, attempts`
 
-const usageColumnCount = 28
-
 // WriteUsage stores each record whose ID is not stored yet and adds
 // exactly those to the daily rollup, in one transaction; it returns how
-// many were new. Writers on several replicas take row locks in the same
-// order (records by ID, then rollup rows by key), so they never deadlock.
+// many were new. PostgreSQL takes the batch by COPY (writeUsageCopy),
+// SQLite by prepared inserts. Writers on several replicas take row locks
+// in the same order (records by ID, then rollup rows by key), so they
+// never deadlock.
 func (s *Store) WriteUsage(ctx context.Context, recs []meter.Record) (int, error) {
 	unique := uniqueByID(recs)
 	if len(unique) == 0 {
 		return 0, nil
+	}
+	if s.postgres {
+		n, err := s.writeUsageCopy(ctx, unique)
+		if err != nil {
+			return 0, fmt.Errorf("write usage: %w", err)
+		}
+		return n, nil
 	}
 	var inserted []*meter.Record
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -74,42 +80,11 @@ func usageArgs(r *meter.Record) []any {
 		r.RequestedModel, r.Deployment, r.Attempts}
 }
 
-// insertUsage inserts recs (unique IDs) and returns those that were new:
-// on PostgreSQL in one multi-row statement (pgx caches its plan), on
-// SQLite with one prepared single-row statement per record, which SQLite
-// runs about a third faster than a statement of thousands of parameters
-// that it would parse again for every batch.
+// insertUsage inserts recs (unique IDs) on SQLite and returns those that
+// were new, with one prepared single-row statement per record, which
+// SQLite runs about a third faster than a statement of thousands of
+// parameters that it would parse again for every batch.
 func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, recs []*meter.Record) ([]*meter.Record, error) {
-	if !s.postgres {
-		return s.insertUsageEach(ctx, tx, recs)
-	}
-	args := make([]any, 0, len(recs)*usageColumnCount)
-	byID := make(map[string]*meter.Record, len(recs))
-	for _, r := range recs {
-		byID[r.ID] = r
-		args = append(args, usageArgs(r)...)
-	}
-	rows, err := tx.QueryContext(ctx, `INSERT INTO usage_records (`+usageColumns+`) VALUES `+
-		s.placeholders(len(recs), usageColumnCount)+` ON CONFLICT (id) DO NOTHING RETURNING id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("insert records: %w", err)
-	}
-	defer rows.Close()
-	var out []*meter.Record
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("insert records: %w", err)
-		}
-		out = append(out, byID[id])
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("insert records: %w", err)
-	}
-	return out, nil
-}
-
-func (s *Store) insertUsageEach(ctx context.Context, tx *sql.Tx, recs []*meter.Record) ([]*meter.Record, error) {
 	stmt, err := s.usageInsert(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("insert records: %w", err)
@@ -137,7 +112,7 @@ func (s *Store) usageInsert(ctx context.Context) (*sql.Stmt, error) {
 	defer s.stmtMu.Unlock()
 	if s.usageStmt == nil {
 		st, err := s.db.PrepareContext(ctx, `INSERT INTO usage_records (`+usageColumns+`) VALUES `+
-			s.placeholders(1, usageColumnCount)+` ON CONFLICT (id) DO NOTHING`)
+			s.placeholders(1, len(usageColumnNames))+` ON CONFLICT (id) DO NOTHING`)
 		if err != nil {
 			return nil, err
 		}
@@ -187,6 +162,17 @@ func rollup(recs []*meter.Record) []dailyRow {
 	return out
 }
 
+// dailyAdd ends an INSERT into usage_daily: a row already there gets the
+// new row's totals added.
+const dailyAdd = `
+	ON CONFLICT (account_id, day, model, key_id) DO UPDATE SET
+		requests = usage_daily.requests + excluded.requests,
+		errors = usage_daily.errors + excluded.errors,
+		prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens,
+		completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens,
+		total_tokens = usage_daily.total_tokens + excluded.total_tokens,
+		cost = usage_daily.cost + excluded.cost`
+
 // upsertDaily adds rows to usage_daily, in their order.
 func (s *Store) upsertDaily(ctx context.Context, tx *sql.Tx, rows []dailyRow) error {
 	const cols = 10
@@ -198,14 +184,7 @@ func (s *Store) upsertDaily(ctx context.Context, tx *sql.Tx, rows []dailyRow) er
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO usage_daily (account_id, day, model, key_id,
 				requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
-			VALUES `+s.placeholders(len(chunk), cols)+`
-			ON CONFLICT (account_id, day, model, key_id) DO UPDATE SET
-				requests = usage_daily.requests + excluded.requests,
-				errors = usage_daily.errors + excluded.errors,
-				prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens,
-				completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens,
-				total_tokens = usage_daily.total_tokens + excluded.total_tokens,
-				cost = usage_daily.cost + excluded.cost`, args...)
+			VALUES `+s.placeholders(len(chunk), cols)+dailyAdd, args...)
 		if err != nil {
 			return fmt.Errorf("update daily usage: %w", err)
 		}
