@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -154,8 +155,11 @@ func (s *stream) Next() ([]byte, error) {
 // the client gets it.
 func (s *stream) edit(data []byte) ([]byte, bool) {
 	// One pass over the top-level keys finds what the gateway looks at.
+	// The chunk is read in place (view): nothing read from it is kept
+	// past this call but through note, which copies, and the chunk is
+	// edited only after everything is read.
 	var usage, groq, choices, id, object, model, created gjson.Result
-	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(view(data)).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "usage":
 			usage = v
@@ -187,12 +191,15 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 		return nil, false // nothing the client asked for; strict clients choke on it
 	}
 	s.sentUsage = s.sentUsage || isUsageChunk
+	rewrite := s.r.Model != s.r.UpstreamModel
 	if !isUsageChunk {
-		s.head = chunkHead{id: id.Str, object: object.Str, model: model.Str, created: created.Int()}
-		if s.r.Model != s.r.UpstreamModel {
-			s.head.model = s.r.Model
+		m := model.Str
+		if rewrite {
+			m = s.r.Model
 		}
+		s.head.note(id.Str, object.Str, m, created.Int())
 	}
+	rewrite = rewrite && model.Str != s.r.Model
 	if !s.gotUsage {
 		choices.ForEach(func(_, ch gjson.Result) bool {
 			s.text.Add(ch.Get("delta.content").Str)
@@ -212,11 +219,32 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	if s.translated {
 		out = toolCallDeltasToFunctionCall(out, &s.sawCall)
 	}
-	if s.r.Model != s.r.UpstreamModel && model.Str != s.r.Model {
+	if rewrite {
 		out = clientModel(s.r, out)
 	}
 	return out, true
 }
+
+// note makes the head the given one, copying the strings that changed:
+// they are read in place from a chunk whose buffer is reused, and within
+// a stream they rarely change, so that most chunks copy nothing.
+func (h *chunkHead) note(id, object, model string, created int64) {
+	if id != h.id {
+		h.id = strings.Clone(id)
+	}
+	if object != h.object {
+		h.object = strings.Clone(object)
+	}
+	if model != h.model {
+		h.model = strings.Clone(model)
+	}
+	h.created = created
+}
+
+// view returns b as a string without copying it, for gjson to read. The
+// string aliases b: it must not outlive b's contents, nor be read after b
+// is changed.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // nullUsageTail is how OpenAI ends every chunk of a stream that asked for
 // usage; the client that did not ask must not see the key.
