@@ -64,11 +64,12 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 			req.Header.Add(k, v)
 		}
 	}
+	vals := []string{"text/event-stream", requestID} // one allocation for both
 	if stream {
-		req.Header.Set("Accept", "text/event-stream")
+		req.Header["Accept"] = vals[0:1:1]
 	}
 	if requestID != "" {
-		req.Header.Set("X-Request-Id", requestID)
+		req.Header["X-Request-Id"] = vals[1:2:2]
 	}
 	// The attempt's span, when the request is traced, is the upstream's
 	// parent; untraced, ctx has no span and nothing is sent.

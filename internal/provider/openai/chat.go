@@ -64,11 +64,24 @@ func (c *Client) chatBody(r *provider.Request, stream bool) (body []byte, transl
 // askUsage makes a stream request ask for the usage chunk: the gateway
 // always needs the usage, and strips the chunk when the client did not ask.
 func askUsage(body []byte) ([]byte, error) {
-	if gjson.GetBytes(body, "stream_options.include_usage").Bool() {
+	opts := gjson.Get(view(body), "stream_options")
+	if opts.Get("include_usage").Bool() {
 		return body, nil
+	}
+	if !opts.Exists() {
+		// The usual case, in one allocation: the option appended to a
+		// copy of the object.
+		end := bytes.LastIndexByte(body, '}')
+		if head := bytes.TrimRight(body[:max(end, 0)], " \t\r\n"); len(head) > 1 && head[0] == '{' {
+			out := make([]byte, 0, len(head)+len(usageOption))
+			return append(append(out, head...), usageOption...), nil
+		}
 	}
 	return sjson.SetBytes(body, "stream_options.include_usage", true)
 }
+
+// usageOption ends a stream request's body that has no stream_options.
+const usageOption = `,"stream_options":{"include_usage":true}}`
 
 // ChatStream streams a chat completion.
 func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.Stream, error) {
