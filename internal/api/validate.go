@@ -1,8 +1,6 @@
 package api
 
 import (
-	"unsafe"
-
 	"fmt"
 	"regexp"
 	"strconv"
@@ -186,7 +184,3 @@ func checkLogitBias(body []byte) *Error {
 }
 
 var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
-// view returns b as a string without copying it, for gjson to read. The
-// string aliases b: nothing read through it may be kept past b's use.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

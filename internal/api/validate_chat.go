@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
 // chatRequest is what the handler needs to know about a valid chat body.
@@ -19,8 +21,8 @@ func checkChat(body []byte) (chatRequest, *Error) {
 	if e != nil {
 		return chatRequest{}, e
 	}
-	// The checks read the body in place (view): nothing they read is kept.
-	if e := checkMessages(gjson.Get(view(body), "messages")); e != nil {
+	// The checks read the body in place (jsonscan.View): nothing they read is kept.
+	if e := checkMessages(gjson.Get(jsonscan.View(body), "messages")); e != nil {
 		return chatRequest{}, e
 	}
 	if e := checkSampling(body); e != nil {
@@ -33,8 +35,8 @@ func checkChat(body []byte) (chatRequest, *Error) {
 	}
 	return chatRequest{
 		Model:        model,
-		Stream:       gjson.Get(view(body), "stream").Bool(),
-		IncludeUsage: gjson.Get(view(body), "stream_options.include_usage").Bool(),
+		Stream:       gjson.Get(jsonscan.View(body), "stream").Bool(),
+		IncludeUsage: gjson.Get(jsonscan.View(body), "stream_options.include_usage").Bool(),
 	}, nil
 }
 

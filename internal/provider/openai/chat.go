@@ -7,11 +7,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/sse"
 	"github.com/switchyard-gw/switchyard/internal/tokens"
@@ -64,7 +64,7 @@ func (c *Client) chatBody(r *provider.Request, stream bool) (body []byte, transl
 // askUsage makes a stream request ask for the usage chunk: the gateway
 // always needs the usage, and strips the chunk when the client did not ask.
 func askUsage(body []byte) ([]byte, error) {
-	opts := gjson.Get(view(body), "stream_options")
+	opts := gjson.Get(jsonscan.View(body), "stream_options")
 	if opts.Get("include_usage").Bool() {
 		return body, nil
 	}
@@ -168,11 +168,11 @@ func (s *stream) Next() ([]byte, error) {
 // the client gets it.
 func (s *stream) edit(data []byte) ([]byte, bool) {
 	// One pass over the top-level keys finds what the gateway looks at.
-	// The chunk is read in place (view): nothing read from it is kept
+	// The chunk is read in place (jsonscan.View): nothing read from it is kept
 	// past this call but through note, which copies, and the chunk is
 	// edited only after everything is read.
 	var usage, groq, choices, id, object, model, created gjson.Result
-	gjson.Parse(view(data)).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(jsonscan.View(data)).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "usage":
 			usage = v
@@ -238,26 +238,23 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	return out, true
 }
 
-// note makes the head the given one, copying the strings that changed:
-// they are read in place from a chunk whose buffer is reused, and within
-// a stream they rarely change, so that most chunks copy nothing.
+// note makes the head the given one. The strings are read in place from
+// a chunk whose buffer is reused, so they are copied, all three in one
+// allocation, and only when one changed: within a stream they rarely do.
 func (h *chunkHead) note(id, object, model string, created int64) {
-	if id != h.id {
-		h.id = strings.Clone(id)
-	}
-	if object != h.object {
-		h.object = strings.Clone(object)
-	}
-	if model != h.model {
-		h.model = strings.Clone(model)
-	}
 	h.created = created
+	if id == h.id && object == h.object && model == h.model {
+		return
+	}
+	var b strings.Builder
+	b.Grow(len(id) + len(object) + len(model))
+	b.WriteString(id)
+	b.WriteString(object)
+	b.WriteString(model)
+	all := b.String()
+	h.id, all = all[:len(id)], all[len(id):]
+	h.object, h.model = all[:len(object)], all[len(object):]
 }
-
-// view returns b as a string without copying it, for gjson to read. The
-// string aliases b: it must not outlive b's contents, nor be read after b
-// is changed.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // nullUsageTail is how OpenAI ends every chunk of a stream that asked for
 // usage; the client that did not ask must not see the key.
