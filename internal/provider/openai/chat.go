@@ -153,27 +153,26 @@ func (s *stream) Next() ([]byte, error) {
 		if !gjson.ValidBytes(data) {
 			return nil, badBody(s.c.opt.Name, errors.New("invalid JSON in stream"))
 		}
-		if e := gjson.GetBytes(data, "error"); e.Exists() {
-			return nil, streamError(s.c.opt.Name, data)
-		}
-		chunk, keep := s.edit(data)
-		if keep {
-			return chunk, nil
+		chunk, keep, err := s.edit(data)
+		if err != nil || keep {
+			return chunk, err
 		}
 	}
 	return nil, io.EOF
 }
 
 // edit applies the client's view to one upstream chunk and reports whether
-// the client gets it.
-func (s *stream) edit(data []byte) ([]byte, bool) {
+// the client gets it; an error event is the stream's error.
+func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	// One pass over the top-level keys finds what the gateway looks at.
 	// The chunk is read in place (jsonscan.View): nothing read from it is kept
 	// past this call but through note, which copies, and the chunk is
 	// edited only after everything is read.
-	var usage, groq, choices, id, object, model, created gjson.Result
+	var usage, groq, choices, id, object, model, created, failed gjson.Result
 	gjson.Parse(jsonscan.View(data)).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
+		case "error":
+			failed = v
 		case "usage":
 			usage = v
 		case "x_groq":
@@ -191,6 +190,9 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 		}
 		return true
 	})
+	if failed.Exists() {
+		return nil, false, streamError(s.c.opt.Name, data)
+	}
 	if usage.IsObject() {
 		s.usage, s.gotUsage = usageOf(usage), true
 	} else if u := groq.Get("usage"); u.IsObject() {
@@ -201,7 +203,7 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	noChoices := choices.IsArray() && strings.TrimSpace(choices.Raw[1:len(choices.Raw)-1]) == ""
 	isUsageChunk := noChoices && usage.IsObject()
 	if noChoices && (!isUsageChunk || !s.r.IncludeUsage) {
-		return nil, false // nothing the client asked for; strict clients choke on it
+		return nil, false, nil // nothing the client asked for; strict clients choke on it
 	}
 	s.sentUsage = s.sentUsage || isUsageChunk
 	rewrite := s.r.Model != s.r.UpstreamModel
@@ -215,10 +217,7 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	rewrite = rewrite && model.Str != s.r.Model
 	if !s.gotUsage {
 		choices.ForEach(func(_, ch gjson.Result) bool {
-			s.text.Add(ch.Get("delta.content").Str)
-			s.text.Add(ch.Get("delta.tool_calls.0.function.arguments").Str)
-			s.text.Add(ch.Get("delta.function_call.arguments").Str)
-			s.text.Add(ch.Get("text").Str) // legacy completions
+			s.countChoice(ch)
 			return true
 		})
 	}
@@ -235,7 +234,35 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	if rewrite {
 		out = clientModel(s.r, out)
 	}
-	return out, true
+	return out, true, nil
+}
+
+// countChoice adds the text of a chunk's choice to the gateway's count:
+// its delta's content, tool call arguments (of the first call) and
+// function call arguments, or a legacy completion's text. One pass over
+// the choice's keys and one over its delta's find them.
+func (s *stream) countChoice(ch gjson.Result) {
+	var delta gjson.Result
+	ch.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "delta":
+			delta = v
+		case "text": // legacy completions
+			s.text.Add(v.Str)
+		}
+		return true
+	})
+	delta.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "content":
+			s.text.Add(v.Str)
+		case "tool_calls":
+			s.text.Add(v.Get("0.function.arguments").Str)
+		case "function_call":
+			s.text.Add(v.Get("arguments").Str)
+		}
+		return true
+	})
 }
 
 // note makes the head the given one. The strings are read in place from
