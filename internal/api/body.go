@@ -97,14 +97,25 @@ func checkJSONObject(scan *jsonscan.Scanner, body []byte) *Error {
 		return badRequest("", "invalid_json", "The request body is empty: expected a JSON object.")
 	}
 	err := scan.Check(body)
+	if err == nil {
+		return notObject(trimmed)
+	}
+	// dup escapes (errors.As): it is declared only for a failed check.
 	var dup *jsonscan.DuplicateKeyError
-	switch {
-	case err != nil && !errors.As(err, &dup):
+	if !errors.As(err, &dup) {
 		return invalidJSON(body)
-	case trimmed[0] != '{':
+	}
+	if e := notObject(trimmed); e != nil {
+		return e
+	}
+	return duplicateKey(dup)
+}
+
+// notObject refuses valid JSON (trimmed of leading white space) that is
+// not an object.
+func notObject(trimmed []byte) *Error {
+	if trimmed[0] != '{' {
 		return badRequest("", "invalid_json", "The request body must be a JSON object.")
-	case dup != nil:
-		return duplicateKey(dup)
 	}
 	return nil
 }

@@ -53,8 +53,10 @@ func (g *Gateway) checkBudget(ctx context.Context, req *Request) error {
 	}
 	p := req.Principal
 	err := g.opt.Budget.Check(ctx, time.Now(), p.AccountID, p.KeyID, p.AccountLimits.MonthlyBudget, p.KeyLimits.MonthlyBudget)
-	var ob *limits.OverBudget
-	if err == nil || errors.As(err, &ob) {
+	if err == nil {
+		return nil
+	}
+	if ob := (*limits.OverBudget)(nil); errors.As(err, &ob) { // ob escapes: declared only on failure
 		return err
 	}
 	g.opt.Log.Error("budget check", "id", requestID(req), "err", err)
