@@ -86,8 +86,9 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 	}
 	end(gateway.Outcome{Status: http.StatusOK})
 	w := a.w
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	vals := []string{"application/json", strconv.Itoa(len(resp.Body))} // one slice for both
+	h := w.Header()
+	h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
 	w.WriteHeader(http.StatusOK)
 	w.Write(resp.Body)
 }

@@ -19,6 +19,19 @@ import (
 type bodyBuf struct {
 	b    []byte
 	scan *jsonscan.Scanner
+	// rd reads the body in hand; body is what it read.
+	rd   bodyReader
+	body []byte
+}
+
+// release gives the buffer's budget back and puts it back in the pool.
+func (buf *bodyBuf) release() {
+	buf.rd.give(int(buf.rd.held))
+	if buf.body != nil && cap(buf.body) <= 1<<20 { // do not keep huge buffers alive
+		buf.b = buf.body[:0]
+	}
+	buf.rd, buf.body = bodyReader{}, nil
+	bufPool.Put(buf)
 }
 
 var bufPool = sync.Pool{New: func() any {
@@ -34,15 +47,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 			"Request bodies must be JSON: set the header 'Content-Type: application/json'.")
 	}
 	buf := bufPool.Get().(*bodyBuf)
-	rd := &bodyReader{budget: &h.bodies}
-	body, err := rd.read(buf.b[:0], r.Body, r.ContentLength)
-	release = func() {
-		rd.give(int(rd.held))
-		if body != nil && cap(body) <= 1<<20 { // do not keep huge buffers alive
-			buf.b = body[:0]
-		}
-		bufPool.Put(buf)
-	}
+	buf.rd = bodyReader{budget: &h.bodies}
+	body, err := buf.rd.read(buf.b[:0], r.Body, r.ContentLength)
+	buf.body = body
+	release = buf.release
 	if err != nil {
 		release()
 		return nil, nil, bodyError(err, h.bodies.max)
@@ -89,14 +97,25 @@ func checkJSONObject(scan *jsonscan.Scanner, body []byte) *Error {
 		return badRequest("", "invalid_json", "The request body is empty: expected a JSON object.")
 	}
 	err := scan.Check(body)
+	if err == nil {
+		return notObject(trimmed)
+	}
+	// dup escapes (errors.As): it is declared only for a failed check.
 	var dup *jsonscan.DuplicateKeyError
-	switch {
-	case err != nil && !errors.As(err, &dup):
+	if !errors.As(err, &dup) {
 		return invalidJSON(body)
-	case trimmed[0] != '{':
+	}
+	if e := notObject(trimmed); e != nil {
+		return e
+	}
+	return duplicateKey(dup)
+}
+
+// notObject refuses valid JSON (trimmed of leading white space) that is
+// not an object.
+func notObject(trimmed []byte) *Error {
+	if trimmed[0] != '{' {
 		return badRequest("", "invalid_json", "The request body must be a JSON object.")
-	case dup != nil:
-		return duplicateKey(dup)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
 // chatRequest is what the handler needs to know about a valid chat body.
@@ -19,7 +21,8 @@ func checkChat(body []byte) (chatRequest, *Error) {
 	if e != nil {
 		return chatRequest{}, e
 	}
-	if e := checkMessages(gjson.GetBytes(body, "messages")); e != nil {
+	// The checks read the body in place (jsonscan.View): nothing they read is kept.
+	if e := checkMessages(gjson.Get(jsonscan.View(body), "messages")); e != nil {
 		return chatRequest{}, e
 	}
 	if e := checkSampling(body); e != nil {
@@ -32,8 +35,8 @@ func checkChat(body []byte) (chatRequest, *Error) {
 	}
 	return chatRequest{
 		Model:        model,
-		Stream:       gjson.GetBytes(body, "stream").Bool(),
-		IncludeUsage: gjson.GetBytes(body, "stream_options.include_usage").Bool(),
+		Stream:       gjson.Get(jsonscan.View(body), "stream").Bool(),
+		IncludeUsage: gjson.Get(jsonscan.View(body), "stream_options.include_usage").Bool(),
 	}, nil
 }
 
@@ -86,20 +89,54 @@ func checkMessages(msgs gjson.Result) *Error {
 	case !msgs.IsArray():
 		return invalidType("messages", "an array of messages")
 	}
-	arr := msgs.Array()
-	if len(arr) == 0 {
+	n := 0
+	var e *Error
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		if !plainMessage(m) {
+			e = checkMessage(fmt.Sprintf("messages[%d]", n), m)
+		}
+		n++
+		return e == nil
+	})
+	if n == 0 {
 		return invalidValue("messages", "expected at least 1 message, got an empty array.")
 	}
-	for i, m := range arr {
-		if e := checkMessage(i, m); e != nil {
-			return e
-		}
-	}
-	return nil
+	return e
 }
 
-func checkMessage(i int, m gjson.Result) *Error {
-	p := fmt.Sprintf("messages[%d]", i)
+// plainMessage reports a message of the common shape, which checkMessage
+// would pass without building the paths its errors name: a system,
+// developer, user or assistant message whose content is a string, with
+// no calls and no name that is not a string.
+func plainMessage(m gjson.Result) bool {
+	if !m.IsObject() {
+		return false
+	}
+	var role, content, name, calls gjson.Result
+	m.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "role":
+			role = v
+		case "content":
+			content = v
+		case "name":
+			name = v
+		case "tool_calls", "function_call":
+			calls = v
+		}
+		return true
+	})
+	switch role.Str {
+	case "system", "developer", "user", "assistant":
+	default:
+		return false
+	}
+	return role.Type == gjson.String && content.Type == gjson.String && !calls.Exists() &&
+		(!present(name) || name.Type == gjson.String)
+}
+
+// checkMessage checks the message at path p.
+func checkMessage(p string, m gjson.Result) *Error {
 	if !m.IsObject() {
 		return invalidType(p, "an object with role and content")
 	}

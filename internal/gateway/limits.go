@@ -53,8 +53,10 @@ func (g *Gateway) checkBudget(ctx context.Context, req *Request) error {
 	}
 	p := req.Principal
 	err := g.opt.Budget.Check(ctx, time.Now(), p.AccountID, p.KeyID, p.AccountLimits.MonthlyBudget, p.KeyLimits.MonthlyBudget)
-	var ob *limits.OverBudget
-	if err == nil || errors.As(err, &ob) {
+	if err == nil {
+		return nil
+	}
+	if ob := (*limits.OverBudget)(nil); errors.As(err, &ob) { // ob escapes: declared only on failure
 		return err
 	}
 	g.opt.Log.Error("budget check", "id", requestID(req), "err", err)
@@ -177,29 +179,51 @@ var (
 )
 
 // setRateHeaders sets OpenAI's x-ratelimit-* headers for the limits that
-// apply, with one allocation for all their value slices.
+// apply, with one allocation for all their value slices and one for all
+// their texts.
 func setRateHeaders(h http.Header, out limits.Outcome) {
-	vals := make([]string, 0, 6)
-	set := func(names [3]string, d limits.Decision) {
-		i := len(vals)
-		vals = append(vals, strconv.FormatInt(d.Limit, 10), strconv.FormatInt(d.Remaining, 10), resetString(d.ResetAfter))
-		h[names[0]], h[names[1]], h[names[2]] = vals[i:i+1:i+1], vals[i+1:i+2:i+2], vals[i+2:i+3:i+3]
-	}
+	var ds [2]limits.Decision
+	var names [2][3]string
+	n := 0
 	if out.HasRequests {
-		set(requestHeaders, out.Requests)
+		ds[n], names[n] = out.Requests, requestHeaders
+		n++
 	}
 	if out.HasTokens {
-		set(tokenHeaders, out.Tokens)
+		ds[n], names[n] = out.Tokens, tokenHeaders
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	// The texts of all values, one after the other, and where each ends.
+	var text [6 * 24]byte
+	t, ends := text[:0], [6]int{}
+	for i, d := range ds[:n] {
+		t = strconv.AppendInt(t, d.Limit, 10)
+		ends[3*i] = len(t)
+		t = strconv.AppendInt(t, d.Remaining, 10)
+		ends[3*i+1] = len(t)
+		t = appendReset(t, d.ResetAfter)
+		ends[3*i+2] = len(t)
+	}
+	all := string(t)
+	vals := make([]string, 3*n)
+	start := 0
+	for i := range vals {
+		vals[i], start = all[start:ends[i]], ends[i]
+		h[names[i/3][i%3]] = vals[i : i+1 : i+1]
 	}
 }
 
-// resetString formats a reset time as OpenAI does: "1s", "6m0s", "20ms".
-func resetString(d time.Duration) string {
+// appendReset appends a reset time as OpenAI formats it: "1s", "6m0s",
+// "20ms".
+func appendReset(b []byte, d time.Duration) []byte {
 	switch {
 	case d <= 0:
-		return "0s"
+		return append(b, "0s"...)
 	case d < time.Second:
-		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10) + "ms"
+		return append(strconv.AppendInt(b, int64((d+time.Millisecond-1)/time.Millisecond), 10), "ms"...)
 	}
-	return d.Round(time.Millisecond).String()
+	return append(b, d.Round(time.Millisecond).String()...)
 }

@@ -2,9 +2,9 @@ package gateway
 
 import (
 	"crypto/rand"
+	"encoding/base32"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
@@ -110,9 +110,17 @@ func recordID(t time.Time) string {
 	copy(b[:], "usg_")
 	ts := strconv.AppendUint(b[4:4], uint64(t.UnixNano()), 32)
 	n := 4 + len(ts)
-	n += copy(b[n:], strings.ToLower(rand.Text()[:10]))
-	return string(b[:n])
+	var r [7]byte // 56 random bits, 50 of them kept
+	rand.Read(r[:])
+	var s [12]byte // base 32 of 7 bytes, unpadded
+	idChars.Encode(s[:], r[:])
+	n += copy(b[n:], s[:10])
+	return string(b[:n]) // the one allocation
 }
+
+// idChars spells the random part of a record ID: base 32 in lower case
+// (crypto/rand.Text's alphabet, lowered).
+var idChars = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
 // chunk notes a streamed chunk about to be sent. The first one sets the
 // time to first chunk; it and then one every progressInterval journal the

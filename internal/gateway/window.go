@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/route"
 )
@@ -42,7 +43,7 @@ func checkWindow(endpoint provider.Endpoint, body []byte, m *catalog.Model) erro
 	var param string
 	switch endpoint {
 	case provider.EndpointChat, provider.EndpointMessages, provider.EndpointResponses:
-		param, n = "messages", textTokens(gjson.GetBytes(body, "messages"))
+		param, n = "messages", textTokens(gjson.Get(jsonscan.View(body), "messages")) // read in place
 	case provider.EndpointCompletion:
 		param, n = "prompt", largestInput(gjson.GetBytes(body, "prompt"))
 	case provider.EndpointEmbedding:

@@ -80,9 +80,13 @@ func accessLog(log *slog.Logger, obs *Observer) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			rec := &Record{Start: start, ID: requestID(r.Header.Get(RequestIDHeader))}
-			w.Header().Set(RequestIDHeader, rec.ID)
-			sw := &statusWriter{ResponseWriter: w}
+			// One allocation holds the record, the writer and the ID
+			// header's value.
+			st := &inFlight{rec: Record{Start: start, ID: requestID(r.Header.Get(RequestIDHeader))}}
+			rec, sw := &st.rec, &st.sw
+			st.id[0] = rec.ID
+			w.Header()[RequestIDHeader] = st.id[:]
+			sw.ResponseWriter = w
 			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recordKey{}, rec)))
 			status := statusOf(sw, rec)
 			level := slog.LevelInfo
@@ -108,6 +112,13 @@ func accessLog(log *slog.Logger, obs *Observer) Middleware {
 	}
 }
 
+// inFlight is what the access log keeps of a request while it is served.
+type inFlight struct {
+	rec Record
+	sw  statusWriter
+	id  [1]string // the X-Request-Id header's values
+}
+
 // requestID returns the client's ID when it is 1–128 visible ASCII
 // characters without quotes or backslashes, else a new "req_" ID.
 func requestID(client string) string {
@@ -121,9 +132,12 @@ func requestID(client string) string {
 			return client
 		}
 	}
-	var b [16]byte
-	rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
+	var raw [16]byte
+	rand.Read(raw[:])
+	var b [len("req_") + 2*len(raw)]byte
+	copy(b[:], "req_")
+	hex.Encode(b[4:], raw[:])
+	return string(b[:]) // the one allocation
 }
 
 // internalErrorBody is the OpenAI-shaped 500 for a recovered panic.

@@ -35,7 +35,12 @@ func (w *statusWriter) Flush() {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	http.NewResponseController(w.ResponseWriter).Flush()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+		return
+	}
+	rc := http.NewResponseController(w.ResponseWriter)
+	rc.Flush()
 }
 
 // Unwrap exposes the underlying writer to http.ResponseController.

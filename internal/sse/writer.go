@@ -18,7 +18,8 @@ var errLineBreak = errors.New("sse: data contains a line break")
 // A Writer is not safe for concurrent use.
 type Writer struct {
 	w       http.ResponseWriter
-	rc      *http.ResponseController
+	rc      http.ResponseController
+	hdr     [4]string // the values of the headers NewWriter sets
 	started bool
 	buf     []byte    // the event being written; starts in arr
 	arr     [512]byte // room for a typical chunk without a second allocation
@@ -31,15 +32,15 @@ type Writer struct {
 // not write the status: until the first event, the caller may still send an
 // HTTP error instead.
 func NewWriter(w http.ResponseWriter, r *http.Request) *Writer {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	if r != nil && r.ProtoMajor == 1 {
-		h.Set("Connection", "keep-alive")
-	}
-	sw := &Writer{w: w, rc: http.NewResponseController(w)}
+	sw := &Writer{w: w, rc: *http.NewResponseController(w)}
 	sw.buf = sw.arr[:0]
+	// The header values live in the Writer: no allocation per header.
+	sw.hdr = [...]string{"text/event-stream", "no-cache", "no", "keep-alive"}
+	h := w.Header()
+	h["Content-Type"], h["Cache-Control"], h["X-Accel-Buffering"] = sw.hdr[0:1:1], sw.hdr[1:2:2], sw.hdr[2:3:3]
+	if r != nil && r.ProtoMajor == 1 {
+		h["Connection"] = sw.hdr[3:4:4]
+	}
 	return sw
 }
 

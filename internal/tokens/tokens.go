@@ -128,9 +128,19 @@ type Text struct {
 	total int // bytes added in all
 }
 
+// textRoom is the room a Text takes at its first text: a short answer's
+// deltas fit without the builder doubling from 8 bytes up.
+const textRoom = 256
+
 // Add appends s.
 func (t *Text) Add(s string) {
 	t.total += len(s)
+	if s == "" {
+		return
+	}
+	if t.b.Cap() == 0 {
+		t.b.Grow(textRoom)
+	}
 	if room := MaxExact - t.b.Len(); room > 0 {
 		t.b.WriteString(window(s, 0, room))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/sse"
 	"github.com/switchyard-gw/switchyard/internal/tokens"
@@ -63,11 +64,24 @@ func (c *Client) chatBody(r *provider.Request, stream bool) (body []byte, transl
 // askUsage makes a stream request ask for the usage chunk: the gateway
 // always needs the usage, and strips the chunk when the client did not ask.
 func askUsage(body []byte) ([]byte, error) {
-	if gjson.GetBytes(body, "stream_options.include_usage").Bool() {
+	opts := gjson.Get(jsonscan.View(body), "stream_options")
+	if opts.Get("include_usage").Bool() {
 		return body, nil
+	}
+	if !opts.Exists() {
+		// The usual case, in one allocation: the option appended to a
+		// copy of the object.
+		end := bytes.LastIndexByte(body, '}')
+		if head := bytes.TrimRight(body[:max(end, 0)], " \t\r\n"); len(head) > 1 && head[0] == '{' {
+			out := make([]byte, 0, len(head)+len(usageOption))
+			return append(append(out, head...), usageOption...), nil
+		}
 	}
 	return sjson.SetBytes(body, "stream_options.include_usage", true)
 }
+
+// usageOption ends a stream request's body that has no stream_options.
+const usageOption = `,"stream_options":{"include_usage":true}}`
 
 // ChatStream streams a chat completion.
 func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.Stream, error) {
@@ -139,24 +153,26 @@ func (s *stream) Next() ([]byte, error) {
 		if !gjson.ValidBytes(data) {
 			return nil, badBody(s.c.opt.Name, errors.New("invalid JSON in stream"))
 		}
-		if e := gjson.GetBytes(data, "error"); e.Exists() {
-			return nil, streamError(s.c.opt.Name, data)
-		}
-		chunk, keep := s.edit(data)
-		if keep {
-			return chunk, nil
+		chunk, keep, err := s.edit(data)
+		if err != nil || keep {
+			return chunk, err
 		}
 	}
 	return nil, io.EOF
 }
 
 // edit applies the client's view to one upstream chunk and reports whether
-// the client gets it.
-func (s *stream) edit(data []byte) ([]byte, bool) {
+// the client gets it; an error event is the stream's error.
+func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	// One pass over the top-level keys finds what the gateway looks at.
-	var usage, groq, choices, id, object, model, created gjson.Result
-	gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
+	// The chunk is read in place (jsonscan.View): nothing read from it is kept
+	// past this call but through note, which copies, and the chunk is
+	// edited only after everything is read.
+	var usage, groq, choices, id, object, model, created, failed gjson.Result
+	gjson.Parse(jsonscan.View(data)).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
+		case "error":
+			failed = v
 		case "usage":
 			usage = v
 		case "x_groq":
@@ -174,6 +190,9 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 		}
 		return true
 	})
+	if failed.Exists() {
+		return nil, false, streamError(s.c.opt.Name, data)
+	}
 	if usage.IsObject() {
 		s.usage, s.gotUsage = usageOf(usage), true
 	} else if u := groq.Get("usage"); u.IsObject() {
@@ -184,21 +203,21 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	noChoices := choices.IsArray() && strings.TrimSpace(choices.Raw[1:len(choices.Raw)-1]) == ""
 	isUsageChunk := noChoices && usage.IsObject()
 	if noChoices && (!isUsageChunk || !s.r.IncludeUsage) {
-		return nil, false // nothing the client asked for; strict clients choke on it
+		return nil, false, nil // nothing the client asked for; strict clients choke on it
 	}
 	s.sentUsage = s.sentUsage || isUsageChunk
+	rewrite := s.r.Model != s.r.UpstreamModel
 	if !isUsageChunk {
-		s.head = chunkHead{id: id.Str, object: object.Str, model: model.Str, created: created.Int()}
-		if s.r.Model != s.r.UpstreamModel {
-			s.head.model = s.r.Model
+		m := model.Str
+		if rewrite {
+			m = s.r.Model
 		}
+		s.head.note(id.Str, object.Str, m, created.Int())
 	}
+	rewrite = rewrite && model.Str != s.r.Model
 	if !s.gotUsage {
 		choices.ForEach(func(_, ch gjson.Result) bool {
-			s.text.Add(ch.Get("delta.content").Str)
-			s.text.Add(ch.Get("delta.tool_calls.0.function.arguments").Str)
-			s.text.Add(ch.Get("delta.function_call.arguments").Str)
-			s.text.Add(ch.Get("text").Str) // legacy completions
+			s.countChoice(ch)
 			return true
 		})
 	}
@@ -212,10 +231,56 @@ func (s *stream) edit(data []byte) ([]byte, bool) {
 	if s.translated {
 		out = toolCallDeltasToFunctionCall(out, &s.sawCall)
 	}
-	if s.r.Model != s.r.UpstreamModel && model.Str != s.r.Model {
+	if rewrite {
 		out = clientModel(s.r, out)
 	}
-	return out, true
+	return out, true, nil
+}
+
+// countChoice adds the text of a chunk's choice to the gateway's count:
+// its delta's content, tool call arguments (of the first call) and
+// function call arguments, or a legacy completion's text. One pass over
+// the choice's keys and one over its delta's find them.
+func (s *stream) countChoice(ch gjson.Result) {
+	var delta gjson.Result
+	ch.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "delta":
+			delta = v
+		case "text": // legacy completions
+			s.text.Add(v.Str)
+		}
+		return true
+	})
+	delta.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "content":
+			s.text.Add(v.Str)
+		case "tool_calls":
+			s.text.Add(v.Get("0.function.arguments").Str)
+		case "function_call":
+			s.text.Add(v.Get("arguments").Str)
+		}
+		return true
+	})
+}
+
+// note makes the head the given one. The strings are read in place from
+// a chunk whose buffer is reused, so they are copied, all three in one
+// allocation, and only when one changed: within a stream they rarely do.
+func (h *chunkHead) note(id, object, model string, created int64) {
+	h.created = created
+	if id == h.id && object == h.object && model == h.model {
+		return
+	}
+	var b strings.Builder
+	b.Grow(len(id) + len(object) + len(model))
+	b.WriteString(id)
+	b.WriteString(object)
+	b.WriteString(model)
+	all := b.String()
+	h.id, all = all[:len(id)], all[len(id):]
+	h.object, h.model = all[:len(object)], all[len(object):]
 }
 
 // nullUsageTail is how OpenAI ends every chunk of a stream that asked for

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
@@ -55,7 +56,7 @@ func answerText(b []byte) *tokens.Text {
 
 // usageOrEstimate returns the answer's usage, counted when absent.
 func usageOrEstimate(r *provider.Request, b []byte) provider.Usage {
-	if u := gjson.GetBytes(b, "usage"); u.IsObject() {
+	if u := gjson.Get(jsonscan.View(b), "usage"); u.IsObject() { // read in place: only numbers are kept
 		return usageOf(u)
 	}
 	return estimate(r, answerText(b))

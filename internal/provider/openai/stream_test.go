@@ -323,3 +323,47 @@ func TestStreamHostQuirks(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamUsageChunkHead checks the usage chunk the gateway makes when
+// the host sent none: it repeats the id, object, created and model of the
+// last chunk that went out, even when chunks the client does not get came
+// after it (the reader reuses its buffer from event to event).
+func TestStreamUsageChunkHead(t *testing.T) {
+	const (
+		head   = `data: {"id":"chatcmpl-head","object":"chat.completion.chunk","created":42,"model":"gpt-4o-mini-2024-07-18","choices":`
+		text   = head + `[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}` + "\n\n"
+		finish = head + `[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
+		done   = "data: [DONE]\n\n"
+	)
+	tests := []struct {
+		name, tail string
+	}{
+		{"done after the finish", done},
+		{"a filter chunk after the finish", `data: {"choices":[],"prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}],"id":"zzzzzzzzzzzzzzzzzzzzzz"}` + "\n\n" + done},
+		{"no [DONE]", `data: {"object":"other","choices":[],"prompt_filter_results":[{"prompt_index":0}],"model":"xxxxxxxxxxxxxxxxxxxxxx"}` + "\n\n"},
+	}
+	want := map[string]any{"id": "chatcmpl-head", "object": "chat.completion.chunk", "created": float64(42), "model": "gpt-4o-mini-2024-07-18"}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := newUpstream(t, http.StatusOK, http.Header{"Content-Type": {"text/event-stream"}}, []byte(text+finish+tt.tail))
+			c := newClient(t, u.URL, openai.Options{})
+			st, err := c.ChatStream(testContext(t), &provider.Request{Model: "gpt-4o-mini", UpstreamModel: "gpt-4o-mini",
+				Body: []byte(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"stream":true}`), Stream: true, IncludeUsage: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks, err := drain(t, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := gjson.ParseBytes(chunks[len(chunks)-1])
+			got := map[string]any{}
+			for k := range want {
+				got[k] = last.Get(k).Value()
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("usage chunk head (-want +got):\n%s\nchunk: %s", diff, last.Raw)
+			}
+		})
+	}
+}
