@@ -52,6 +52,10 @@ func main() {
 		runProxy(os.Args[2])
 		return
 	}
+	if len(os.Args) > 3 && os.Args[1] == "upstream" {
+		runUpstream(os.Args[2], os.Args[3])
+		return
+	}
 	duration := flag.Duration("duration", 5*time.Second, "load duration per measurement")
 	concList := flag.String("concurrency", "1,16,64", "comma-separated concurrencies")
 	latency := flag.Duration("latency", 0, "upstream delay before the response headers")
@@ -266,7 +270,12 @@ func runProxy(upstream string) {
 }
 
 func startProxy(self, upstream string) (*exec.Cmd, string, error) {
-	cmd := exec.Command(self, "proxy", upstream)
+	return startChild(self, "proxy", upstream)
+}
+
+// startChild starts this command with args and reads the URL it prints.
+func startChild(self string, args ...string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
 	stdin, _ := cmd.StdinPipe()
 	_ = stdin // closed by stop: the proxy exits when stdin closes
@@ -276,7 +285,7 @@ func startProxy(self, upstream string) (*exec.Cmd, string, error) {
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		return nil, "", fmt.Errorf("proxy did not start: %w", err)
+		return nil, "", fmt.Errorf("%s did not start: %w", args[0], err)
 	}
 	return cmd, strings.TrimSpace(line), nil
 }

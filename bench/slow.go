@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -36,15 +35,14 @@ type slowTarget struct {
 // open stream.
 func runSlow(o options) error {
 	n := o.slowStreams
-	if err := raiseNoFile(uint64(4*n + 4096)); err != nil {
+	// Each proxy holds 2n sockets (client and upstream sides).
+	if err := raiseNoFile(uint64(2*n + 256)); err != nil {
 		return err
 	}
 	delay := o.tokenDelay
 	if delay == 0 {
 		delay = time.Second
 	}
-	up := fakeopenai.Start(fakeopenai.Options{TokenDelay: delay, Words: o.words})
-	defer up.Close()
 	dir, err := os.MkdirTemp("", "switchyard-bench-")
 	if err != nil {
 		return err
@@ -54,6 +52,14 @@ func runSlow(o options) error {
 	if err != nil {
 		return err
 	}
+	// The upstream runs in a process of its own, so that this one holds
+	// only the client side of the streams.
+	upCmd, upURL, err := startChild(self, "upstream", delay.String(), strconv.Itoa(o.words))
+	if err != nil {
+		return err
+	}
+	defer stop(upCmd)
+	up := struct{ URL string }{upURL}
 	proxy, proxyURL, err := startProxy(self, up.URL)
 	if err != nil {
 		return err
@@ -239,21 +245,39 @@ func waitRecords(db string, want int64) (int64, error) {
 }
 
 // raiseNoFile raises the open-files limit of this process and of the
-// processes it starts to at least want (root may raise the hard limit).
+// processes it starts to at least want: the soft limit up to the hard one,
+// and the hard one too where that is allowed.
 func raiseNoFile(want uint64) error {
 	var l syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
 		return err
 	}
-	if l.Cur >= want {
-		return nil
+	if l.Max < want {
+		raised := syscall.Rlimit{Cur: want, Max: want}
+		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised) == nil {
+			return nil
+		}
+		return fmt.Errorf("%d streams need %d open files a process; the hard limit is %d", want/2-128, want, l.Max)
 	}
-	l.Cur = want
-	l.Max = max(l.Max, want)
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return errors.New("raise the open-files limit: " + err.Error() + " (run with ulimit -n higher)")
+	l.Cur = l.Max // explicit, so that the children inherit it too
+	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+}
+
+// runUpstream is the fake OpenAI upstream as a process of its own:
+// bench upstream DELAY WORDS.
+func runUpstream(delay, words string) {
+	d, err := time.ParseDuration(delay)
+	if err != nil {
+		panic(err)
 	}
-	return nil
+	w, err := strconv.Atoi(words)
+	if err != nil {
+		panic(err)
+	}
+	up := fakeopenai.Start(fakeopenai.Options{TokenDelay: d, Words: w})
+	defer up.Close()
+	fmt.Println(up.URL)
+	io.Copy(io.Discard, os.Stdin) // exits when stdin closes
 }
 
 // rssKB reads a /proc/PID/status field in kB (VmRSS:, VmHWM:).
