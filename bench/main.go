@@ -8,12 +8,17 @@
 //
 //	go run ./bench [-duration 5s] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
 //	               [-prompt-bytes 0] [-base DIR] [-observability]
+//	go run ./bench -slow-streams N [-token-delay 1s] [-words 12] [-base DIR]
 //
 // -observability runs Switchyard as shipped, with metrics on, and with
 // metrics and tracing on, to show what observing the request path costs.
 // -base DIR adds Switchyard built from another source tree (an earlier
 // commit, say) as the target "switchyard, base", to compare a change with
-// the code before it in one run.
+// the code before it in one run. -slow-streams N instead opens N concurrent
+// streams whose upstream sends one chunk a -token-delay (1s unless given),
+// through the bare proxy and through Switchyard, and prints each process's
+// resident memory per open stream, checking every stream completed and, for
+// Switchyard, was recorded.
 package main
 
 import (
@@ -47,6 +52,10 @@ func main() {
 		runProxy(os.Args[2])
 		return
 	}
+	if len(os.Args) > 3 && os.Args[1] == "upstream" {
+		runUpstream(os.Args[2], os.Args[3])
+		return
+	}
 	duration := flag.Duration("duration", 5*time.Second, "load duration per measurement")
 	concList := flag.String("concurrency", "1,16,64", "comma-separated concurrencies")
 	latency := flag.Duration("latency", 0, "upstream delay before the response headers")
@@ -55,10 +64,15 @@ func main() {
 	promptBytes := flag.Int("prompt-bytes", 0, "bytes of text added to the user message (in units of 32)")
 	base := flag.String("base", "", "also run Switchyard built from this source tree, as \"switchyard, base\"")
 	observability := flag.Bool("observability", false, "run Switchyard as shipped, with metrics on, and with metrics and tracing on (every request sampled, spans sent to a local OTLP sink), instead of the usual variants")
+	slowStreams := flag.Int("slow-streams", 0, "open this many concurrent slow streams and report memory per open stream")
 	flag.Parse()
 	o := options{duration: *duration, concList: *concList, latency: *latency, tokenDelay: *tokenDelay,
-		words: *words, promptBytes: *promptBytes, base: *base, observability: *observability}
-	if err := run(o); err != nil {
+		words: *words, promptBytes: *promptBytes, base: *base, observability: *observability, slowStreams: *slowStreams}
+	runner := run
+	if o.slowStreams > 0 {
+		runner = runSlow
+	}
+	if err := runner(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -78,6 +92,7 @@ type options struct {
 	duration, latency, tokenDelay time.Duration
 	concList, base                string
 	words, promptBytes            int
+	slowStreams                   int
 	observability                 bool
 }
 
@@ -255,7 +270,12 @@ func runProxy(upstream string) {
 }
 
 func startProxy(self, upstream string) (*exec.Cmd, string, error) {
-	cmd := exec.Command(self, "proxy", upstream)
+	return startChild(self, "proxy", upstream)
+}
+
+// startChild starts this command with args and reads the URL it prints.
+func startChild(self string, args ...string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
 	stdin, _ := cmd.StdinPipe()
 	_ = stdin // closed by stop: the proxy exits when stdin closes
@@ -265,7 +285,7 @@ func startProxy(self, upstream string) (*exec.Cmd, string, error) {
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		return nil, "", fmt.Errorf("proxy did not start: %w", err)
+		return nil, "", fmt.Errorf("%s did not start: %w", args[0], err)
 	}
 	return cmd, strings.TrimSpace(line), nil
 }

@@ -14,11 +14,10 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
-// bodyBuf is a finished request body's buffer and the scanner that
-// checks bodies, pooled together.
+// bodyBuf is a finished request body's buffer, pooled with the reader
+// that fills it.
 type bodyBuf struct {
-	b    []byte
-	scan *jsonscan.Scanner
+	b []byte
 	// rd reads the body in hand; body is what it read.
 	rd   bodyReader
 	body []byte
@@ -34,9 +33,13 @@ func (buf *bodyBuf) release() {
 	bufPool.Put(buf)
 }
 
-var bufPool = sync.Pool{New: func() any {
-	return &bodyBuf{scan: jsonscan.NewScanner(jsonscan.Options{FoldTopLevel: true})}
-}}
+var bufPool = sync.Pool{New: func() any { return new(bodyBuf) }}
+
+// scanPool holds the scanners that check bodies. A scanner goes back as
+// soon as its body is checked: a streamed request holds its body for the
+// stream's life, and the scanner's buffers would count in the memory per
+// open stream (issue 18).
+var scanPool = sync.Pool{New: func() any { return jsonscan.NewScanner(jsonscan.Options{FoldTopLevel: true}) }}
 
 // readBody reads a JSON object request body into memory taken from the
 // body budget. The returned release puts the buffer back and gives the
@@ -58,7 +61,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 	// The body is in; lift the read deadline so a long stream is not cut
 	// by the server's ReadTimeout.
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
-	if e := checkJSONObject(buf.scan, body); e != nil {
+	scan := scanPool.Get().(*jsonscan.Scanner)
+	e := checkJSONObject(scan, body)
+	scanPool.Put(scan)
+	if e != nil {
 		release()
 		return nil, nil, e
 	}

@@ -17,8 +17,10 @@ const (
 	// official OpenAI Go SDK allows events this big.
 	defaultMax = 32 << 20
 	// bufSize is the size of the read buffer. Longer lines are assembled in
-	// Reader.long, so a chunk of several MiB needs no bigger buffer.
-	bufSize = 64 << 10
+	// Reader.long, so a chunk of several MiB needs no bigger buffer. A Reader
+	// lives as long as its stream, so the buffer counts in the memory per
+	// open stream: 4 KiB holds the usual chunk whole.
+	bufSize = 4 << 10
 	// fieldSlack is what a line may carry beyond the limit: "data: ".
 	fieldSlack = len("data: ")
 )
@@ -27,7 +29,7 @@ const (
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // bufPool holds the read buffers of finished Readers: every streamed
-// request needs one, and 64 KiB per request is worth recycling.
+// request needs one.
 var bufPool sync.Pool // of *bufio.Reader
 
 // Event is one parsed event. Data is valid until the next call to Next.

@@ -409,3 +409,12 @@ func TestReaderClose(t *testing.T) {
 		t.Errorf("Next after Close = %v, want ErrClosed", err)
 	}
 }
+
+// Issue 18: a Reader lives as long as its stream, so its buffer counts in
+// the memory per open stream; longer lines are assembled in Reader.long.
+func TestReaderBufferFitsStreamBudget(t *testing.T) {
+	r := NewReader(strings.NewReader(""), 0)
+	if got := r.br.Size(); got > 4<<10 {
+		t.Errorf("read buffer of %d bytes, want at most 4 KiB", got)
+	}
+}

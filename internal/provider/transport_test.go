@@ -1,0 +1,54 @@
+package provider
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Issue 18: an open stream holds its upstream connection, and with it the
+// transport's read and write buffers, for its whole life; at 32 KiB each
+// they were most of the gateway's memory per open stream. The budget is
+// 32 KB of resident memory per open stream in all.
+func TestTransportBuffersFitStreamBudget(t *testing.T) {
+	tr := NewTransport(0)
+	if got := tr.ReadBufferSize + tr.WriteBufferSize; got > 8<<10 {
+		t.Errorf("read %d + write %d bytes of buffer per upstream connection, want at most 8 KiB",
+			tr.ReadBufferSize, tr.WriteBufferSize)
+	}
+}
+
+// Small buffers must not limit what passes: a request body, a response
+// header and a chunk, each far bigger than a buffer, arrive whole.
+func TestTransportCarriesMoreThanItsBuffers(t *testing.T) {
+	big := strings.Repeat("x", 100<<10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Big", big[:8<<10])
+		w.Write([]byte("data: "))
+		w.(http.Flusher).Flush() // chunked from here on
+		w.Write(b)
+		w.Write([]byte("\n\n"))
+	}))
+	defer srv.Close()
+	c := &http.Client{Transport: NewTransport(0)}
+	resp, err := c.Post(srv.URL, "application/json", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("data: "+big+"\n\n", string(got)); diff != "" {
+		t.Errorf("body (-want +got):\n%.300s", diff)
+	}
+	if h := resp.Header.Get("X-Big"); h != big[:8<<10] {
+		t.Errorf("header of %d bytes, want %d", len(h), 8<<10)
+	}
+}
