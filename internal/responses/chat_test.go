@@ -19,7 +19,7 @@ func TestChatGolden(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		t.Run(name, func(t *testing.T) {
-			golden(t, filepath.Join("chat", name+".golden"), chatOf(t, readFile(t, f)))
+			golden(t, filepath.Join("chat", name+".golden"), chatOf(t, fixture.Read(t, f)))
 		})
 	}
 }
@@ -30,7 +30,7 @@ func chatOf(t *testing.T, body []byte) []byte {
 	if err == nil {
 		var b []byte
 		if b, err = r.Chat(); err == nil {
-			return indent(t, b)
+			return fixture.Indent(t, b)
 		}
 	}
 	var fe *FieldError
@@ -43,7 +43,7 @@ func chatOf(t *testing.T, body []byte) []byte {
 
 func TestHistoryGoesBeforeInput(t *testing.T) {
 	r := parse(t, "testdata/fixtures/request_function_call_output_previous_response_id.json")
-	out := readFile(t, "testdata/fixtures/response_function_call.json")
+	out := fixture.Read(t, "testdata/fixtures/response_function_call.json")
 	var resp struct{ Output []json.RawMessage }
 	if err := json.Unmarshal(out, &resp); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func chatOf2(t *testing.T, r *Request) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return indent(t, b)
+	return fixture.Indent(t, b)
 }
 
 func TestInputItems(t *testing.T) {

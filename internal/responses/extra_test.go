@@ -41,13 +41,13 @@ func TestExtraResponses(t *testing.T) {
 	for _, f := range fixture.Glob(t, "testdata/chat/extra_*.json") {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		t.Run(name, func(t *testing.T) {
-			resp, err := extraTranslator(t).Response(&provider.Response{Body: readFile(t, f),
+			resp, err := extraTranslator(t).Response(&provider.Response{Body: fixture.Read(t, f),
 				Usage: provider.Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			assertKeyOrder(t, resp.Body)
-			golden(t, filepath.Join("golden", name+".golden"), indent(t, resp.Body))
+			golden(t, filepath.Join("golden", name+".golden"), fixture.Indent(t, resp.Body))
 		})
 	}
 }
@@ -87,7 +87,7 @@ func joinLines(events [][]byte) []byte {
 // reasoning item's envelope, byte-exact, and go upstream again as the
 // next assistant turn's thinking_blocks.
 func TestThinkingEnvelope(t *testing.T) {
-	resp, err := extraTranslator(t).Response(&provider.Response{Body: readFile(t, "testdata/chat/extra_thinking_tools.json")})
+	resp, err := extraTranslator(t).Response(&provider.Response{Body: fixture.Read(t, "testdata/chat/extra_thinking_tools.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestThinkingEnvelope(t *testing.T) {
 	if err != nil || p != "anthropic" {
 		t.Fatalf("envelope.Open = %q, %v", p, err)
 	}
-	want := gjson.GetBytes(readFile(t, "testdata/chat/extra_thinking_tools.json"), "choices.0.message.thinking_blocks")
+	want := gjson.GetBytes(fixture.Read(t, "testdata/chat/extra_thinking_tools.json"), "choices.0.message.thinking_blocks")
 	if diff := cmp.Diff(decode(t, []byte(want.Raw)), decode(t, blocks)); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
 	}

@@ -1,20 +1,18 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -23,41 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
-}
-
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func indent(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, b, "", "  "); err != nil {
-		t.Fatalf("invalid JSON %s: %v", b, err)
-	}
-	return append(buf.Bytes(), '\n')
+	fixture.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // decode returns b as generic JSON, for comparing documents whatever
@@ -142,7 +106,7 @@ var errUpstream = errors.New("upstream failed")
 func readChunks(t *testing.T, path string) *fakeStream {
 	t.Helper()
 	s := &fakeStream{}
-	for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, path))), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(string(fixture.Read(t, path))), "\n") {
 		if strings.HasPrefix(line, "ERROR") {
 			s.err = errUpstream
 			break
@@ -179,7 +143,7 @@ func drain(t *testing.T, st provider.Stream) ([][]byte, error) {
 func readSSE(t *testing.T, path string) [][]byte {
 	t.Helper()
 	var events [][]byte
-	for _, block := range strings.Split(strings.TrimSpace(string(readFile(t, path))), "\n\n") {
+	for _, block := range strings.Split(strings.TrimSpace(string(fixture.Read(t, path))), "\n\n") {
 		lines := strings.Split(block, "\n")
 		if len(lines) != 2 || !strings.HasPrefix(lines[0], "event: ") || !strings.HasPrefix(lines[1], "data: ") {
 			t.Fatalf("%s: bad event %q", path, block)
@@ -196,7 +160,7 @@ func readSSE(t *testing.T, path string) [][]byte {
 // parse parses a request file, failing t on error.
 func parse(t *testing.T, path string) *Request {
 	t.Helper()
-	r, err := Parse(readFile(t, path))
+	r, err := Parse(fixture.Read(t, path))
 	if err != nil {
 		t.Fatalf("Parse(%s): %v", path, err)
 	}

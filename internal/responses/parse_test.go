@@ -194,7 +194,7 @@ func TestCountInputTokens(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, p := range append(fixture.Glob(f, "testdata/fixtures/request_*.json"), fixture.Glob(f, "testdata/requests/*.json")...) {
-		f.Add(readFile(f, p))
+		f.Add(fixture.Read(f, p))
 	}
 	f.Add([]byte(`{"model":"m","input":[{"type":"reasoning","encrypted_content":"swy1.eyJwIjoiYW50aHJvcGljIiwiYiI6e319"}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {

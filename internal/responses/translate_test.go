@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/fixture"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -28,7 +29,7 @@ var answerCases = []struct {
 func TestResponseFixtures(t *testing.T) {
 	for _, tc := range answerCases {
 		t.Run(tc.name, func(t *testing.T) {
-			want := readFile(t, "testdata/fixtures/"+tc.name+".json")
+			want := fixture.Read(t, "testdata/fixtures/"+tc.name+".json")
 			w := gjson.ParseBytes(want)
 			var ids []string
 			for _, it := range w.Get("output").Array() {
@@ -36,7 +37,7 @@ func TestResponseFixtures(t *testing.T) {
 			}
 			r := parse(t, "testdata/fixtures/"+tc.request+".json")
 			tr := testTranslator(t, r, w.Get("id").Str, w.Get("created_at").Int(), w.Get("completed_at").Int(), ids)
-			resp, err := tr.Response(&provider.Response{Body: readFile(t, "testdata/chat/"+tc.name+".json")})
+			resp, err := tr.Response(&provider.Response{Body: fixture.Read(t, "testdata/chat/"+tc.name+".json")})
 			if err != nil {
 				t.Fatal(err)
 			}
