@@ -43,8 +43,9 @@ func anthropicVersion(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // forwardedHeaders are the client headers an upstream serving Messages
-// natively receives unchanged.
-var forwardedHeaders = []string{"Anthropic-Version", "Anthropic-Beta"}
+// natively receives unchanged (the adapter sends its own
+// anthropic-version).
+var forwardedHeaders = []string{"Anthropic-Beta"}
 
 func (h *Handler) messages(w http.ResponseWriter, r *http.Request) {
 	if !anthropicVersion(w, r) {

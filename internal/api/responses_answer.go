@@ -23,9 +23,9 @@ import (
 // whole, so that it can be continued at once.
 type responseAnswer struct {
 	answer
-	previousID string
-	store      bool
-	// row is what is stored with the answer (account, key, times);
+	store bool
+	// row is what is stored with the answer (account, key, times, the
+	// previous_response_id the client sent, echoed back to it);
 	// turns are the whole input before it.
 	row   StoredResponse
 	turns []json.RawMessage
@@ -51,7 +51,7 @@ func (a *responseAnswer) prepare(ctx context.Context, previousID string, store b
 	retention time.Duration, turns []json.RawMessage) {
 	p := principal(ctx)
 	a.dialect = a
-	a.previousID, a.store, a.turns = previousID, store, turns
+	a.store, a.turns = store, turns
 	a.row = StoredResponse{AccountID: p.AccountID, KeyID: p.KeyID, CreatedAt: now, ExpiresAt: now.Add(retention),
 		PreviousResponseID: previousID}
 }
@@ -139,8 +139,8 @@ func (a *responseAnswer) write(sw *sse.Writer, ev []byte) error {
 // previous_response_id and store.
 func (a *responseAnswer) echo(b []byte, prefix string) []byte {
 	prev := []byte("null")
-	if a.previousID != "" {
-		prev, _ = json.Marshal(a.previousID)
+	if id := a.row.PreviousResponseID; id != "" {
+		prev, _ = json.Marshal(id)
 	}
 	out, err := sjson.SetRawBytes(b, prefix+"previous_response_id", prev)
 	if err == nil {
