@@ -7,7 +7,7 @@
 // latency each proxy adds over direct, and the proxies' peak RSS.
 //
 //	go run ./bench [-duration 5s] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
-//	               [-prompt-bytes 0] [-base DIR] [-observability]
+//	               [-prompt-bytes 0] [-base DIR] [-observability] [-profile DIR]
 //	go run ./bench -slow-streams N [-token-delay 1s] [-words 12] [-base DIR]
 //
 // -observability runs Switchyard as shipped, with metrics on, and with
@@ -19,6 +19,14 @@
 // through the bare proxy and through Switchyard, and prints each process's
 // resident memory per open stream, checking every stream completed and, for
 // Switchyard, was recorded.
+//
+// After each run of a Switchyard with metering on, the bench checks that
+// its database holds exactly one new usage record a request the load
+// generator saw answered, and fails when it does not. -profile DIR builds
+// the "switchyard" variant with the benchprofile tag (which serves
+// net/http/pprof on a loopback address; the shipped binary has no pprof),
+// collects CPU, allocation, block and mutex profiles of it and of the bare
+// proxy over each measurement into DIR, and prints the top of each.
 package main
 
 import (
@@ -49,7 +57,7 @@ import (
 
 func main() {
 	if len(os.Args) > 2 && os.Args[1] == "proxy" {
-		runProxy(os.Args[2])
+		runProxy(os.Args[2], len(os.Args) > 3 && os.Args[3] == "profile")
 		return
 	}
 	if len(os.Args) > 3 && os.Args[1] == "upstream" {
@@ -65,9 +73,11 @@ func main() {
 	base := flag.String("base", "", "also run Switchyard built from this source tree, as \"switchyard, base\"")
 	observability := flag.Bool("observability", false, "run Switchyard as shipped, with metrics on, and with metrics and tracing on (every request sampled, spans sent to a local OTLP sink), instead of the usual variants")
 	slowStreams := flag.Int("slow-streams", 0, "open this many concurrent slow streams and report memory per open stream")
+	profile := flag.String("profile", "", "write CPU, allocs, block and mutex profiles of the \"switchyard\" variant and the bare proxy over each measurement into this directory, and print their tops")
 	flag.Parse()
 	o := options{duration: *duration, concList: *concList, latency: *latency, tokenDelay: *tokenDelay,
-		words: *words, promptBytes: *promptBytes, base: *base, observability: *observability, slowStreams: *slowStreams}
+		words: *words, promptBytes: *promptBytes, base: *base, observability: *observability, slowStreams: *slowStreams,
+		profile: *profile}
 	runner := run
 	if o.slowStreams > 0 {
 		runner = runSlow
@@ -85,12 +95,17 @@ type target struct {
 	key   string
 	model string
 	pid   int // process to read peak RSS from, 0 for none
+	// db is the gateway's SQLite database when it meters, else "".
+	db string
+	// pprof is the process's net/http/pprof base URL and prof the path
+	// prefix of its profiles, both "" when it is not profiled.
+	pprof, prof string
 }
 
 // options are the command's flags.
 type options struct {
 	duration, latency, tokenDelay time.Duration
-	concList, base                string
+	concList, base, profile       string
 	words, promptBytes            int
 	slowStreams                   int
 	observability                 bool
@@ -119,15 +134,21 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	proxy, proxyURL, err := startProxy(self, up.URL)
+	if o.profile != "" {
+		if err := os.MkdirAll(o.profile, 0o755); err != nil {
+			return err
+		}
+	}
+	proxy, proxyURL, proxyPprof, err := startProfiledProxy(self, up.URL, o.profile != "")
 	if err != nil {
 		return err
 	}
 	defer stop(proxy)
 
 	targets := []target{
-		{"direct", up.URL, "test-upstream-key", "gpt-5.4-mini", 0},
-		{"httputil.ReverseProxy", proxyURL + "/v1", "test-upstream-key", "gpt-5.4-mini", proxy.Process.Pid},
+		{name: "direct", base: up.URL, key: "test-upstream-key", model: "gpt-5.4-mini"},
+		{name: "httputil.ReverseProxy", base: proxyURL + "/v1", key: "test-upstream-key", model: "gpt-5.4-mini",
+			pid: proxy.Process.Pid, pprof: proxyPprof, prof: profPrefix(o.profile, "proxy")},
 	}
 	// Switchyard three times: without metering, as shipped (metering on,
 	// no rate limits configured), and with rate limits on every key and
@@ -154,15 +175,24 @@ func run(o options) error {
 		variants = append(variants, struct{ name, src, config string }{"switchyard, base", o.base, ""})
 	}
 	for _, v := range variants {
-		cmd, url, key, err := startSwitchyard(dir, fmt.Sprintf("gw%d", len(targets)), v.src, up.URL, v.config)
+		profiled := o.profile != "" && v.name == "switchyard"
+		name := fmt.Sprintf("gw%d", len(targets))
+		g, err := startGateway(gatewaySpec{dir: dir, name: name, src: v.src, upstream: up.URL, config: v.config, profile: profiled})
 		if err != nil {
 			return err
 		}
-		defer stop(cmd)
-		targets = append(targets, target{v.name, url + "/v1", key, "gpt-5.4-mini", cmd.Process.Pid})
+		defer stop(g.cmd)
+		t := target{name: v.name, base: g.url + "/v1", key: g.key, model: "gpt-5.4-mini", pid: g.cmd.Process.Pid, pprof: g.pprof}
+		if profiled {
+			t.prof = profPrefix(o.profile, "switchyard")
+		}
+		if !strings.Contains(v.config, "metering:\n  enabled: false") {
+			t.db = filepath.Join(dir, name+".db")
+		}
+		targets = append(targets, t)
 	}
-	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d -prompt-bytes %d -base %q\n\n",
-		duration, concList, latency, tokenDelay, words, o.promptBytes, o.base)
+	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d -prompt-bytes %d -base %q -profile %q\n\n",
+		duration, concList, latency, tokenDelay, words, o.promptBytes, o.base, o.profile)
 	fmt.Printf("upstream: fake OpenAI (latency %s, %s between chunks, %d words); GOMAXPROCS and cores: %d\n\n",
 		latency, tokenDelay, words, runtimeCPUs())
 	for _, stream := range []bool{false, true} {
@@ -171,14 +201,22 @@ func run(o options) error {
 			kind = "streaming (latency = time to last byte; TTFB p50 shown)"
 		}
 		fmt.Printf("## chat, %s\n\n", kind)
-		fmt.Println("| target | conc | req/s | p50 | p99 | TTFB p50 | added p50 | added p99 | % of proxy req/s | % of switchyard without this part |")
-		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Println("| target | conc | req/s | p50 | p99 | TTFB p50 | added p50 | added p99 | % of proxy req/s | % of switchyard without this part | usage records / answered |")
+		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, c := range concs {
 			var direct, bare, unmetered, shipped result
 			for _, t := range targets {
+				before, err := countRecords(t.db, stream)
+				if err != nil {
+					return fmt.Errorf("%s: %w", t.name, err)
+				}
 				res, err := load(t, c, duration, stream, o.promptBytes)
 				if err != nil {
 					return fmt.Errorf("%s: %w", t.name, err)
+				}
+				records, err := checkRecords(t.db, stream, before, res.answered)
+				if err != nil {
+					return fmt.Errorf("%s, concurrency %d: %w", t.name, c, err)
 				}
 				switch t.name {
 				case "direct":
@@ -204,8 +242,8 @@ func run(o options) error {
 				case t.name == "switchyard, rate limits on" && shipped.rps > 0: // limits on vs off
 					metered = fmt.Sprintf("%.1f%%", 100*res.rps/shipped.rps)
 				}
-				fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", t.name, c, res.rps,
-					fmtDur(res.p50), fmtDur(res.p99), fmtDur(res.ttfb50), added50, added99, share, metered)
+				fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.name, c, res.rps,
+					fmtDur(res.p50), fmtDur(res.p99), fmtDur(res.ttfb50), added50, added99, share, metered, records)
 			}
 		}
 		fmt.Println()
@@ -215,7 +253,28 @@ func run(o options) error {
 	for _, t := range targets[1:] {
 		fmt.Printf("- %s: %s\n", t.name, peakRSS(t.pid))
 	}
+	if o.profile != "" {
+		return printProfiles(o.profile)
+	}
 	return nil
+}
+
+// checkRecords waits for a metering gateway's database (db) to hold
+// answered usage records of the kind (streamed or not) more than before,
+// and returns "records/answered" for the table; an error when the
+// database holds fewer or more. "-" when db is "".
+func checkRecords(db string, stream bool, before, answered int64) (string, error) {
+	if db == "" {
+		return "-", nil
+	}
+	after, err := waitRecords(db, stream, before+answered)
+	if err != nil {
+		return "", err
+	}
+	if got := after - before; got != answered {
+		return "", fmt.Errorf("usage records lost or doubled: %d new records for %d answered requests", got, answered)
+	}
+	return fmt.Sprintf("%d/%d", after-before, answered), nil
 }
 
 func runtimeCPUs() int {
@@ -235,8 +294,9 @@ func runtimeCPUs() int {
 }
 
 // runProxy is the bare reverse proxy, run as its own process so that it
-// competes for the machine the way Switchyard does.
-func runProxy(upstream string) {
+// competes for the machine the way Switchyard does; with profile, it also
+// serves net/http/pprof and prints its URL after the proxy's.
+func runProxy(upstream string, profile bool) {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		panic(err)
@@ -264,13 +324,32 @@ func runProxy(upstream string) {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("http://" + ln.Addr().String())
+	if profile {
+		fmt.Println("http://"+ln.Addr().String(), servePprof())
+	} else {
+		fmt.Println("http://" + ln.Addr().String())
+	}
 	go func() { io.Copy(io.Discard, os.Stdin); os.Exit(0) }()
 	http.Serve(ln, rp)
 }
 
 func startProxy(self, upstream string) (*exec.Cmd, string, error) {
 	return startChild(self, "proxy", upstream)
+}
+
+// startProfiledProxy is startProxy that, when profile is set, has the
+// proxy serve net/http/pprof too and returns its base URL.
+func startProfiledProxy(self, upstream string, profile bool) (*exec.Cmd, string, string, error) {
+	if !profile {
+		cmd, url, err := startProxy(self, upstream)
+		return cmd, url, "", err
+	}
+	cmd, urls, err := startChild(self, "proxy", upstream, "profile")
+	if err != nil {
+		return nil, "", "", err
+	}
+	url, pprofURL, _ := strings.Cut(urls, " ")
+	return cmd, url, pprofURL, nil
 }
 
 // startChild starts this command with args and reads the URL it prints.
@@ -294,53 +373,91 @@ func startChild(self string, args ...string) (*exec.Cmd, string, error) {
 // on a fresh SQLite database named for name, with OpenAI pointed at the
 // fake upstream and the given configuration file, and creates a key.
 func startSwitchyard(dir, name, src, upstream, config string) (*exec.Cmd, string, string, error) {
+	g, err := startGateway(gatewaySpec{dir: dir, name: name, src: src, upstream: upstream, config: config})
+	return g.cmd, g.url, g.key, err
+}
+
+// gatewaySpec is a gateway for startGateway to build and start; profile
+// builds it with the benchprofile tag and serves its pprof.
+type gatewaySpec struct {
+	dir, name, src, upstream, config string
+	profile                          bool
+}
+
+// gateway is a started gateway: its process, base URL, API key and, when
+// profiled, pprof base URL.
+type gateway struct {
+	cmd             *exec.Cmd
+	url, key, pprof string
+}
+
+// startGateway is startSwitchyard for a gatewaySpec.
+func startGateway(s gatewaySpec) (gateway, error) {
+	dir, name := s.dir, s.name
 	bin, err := filepath.Abs(filepath.Join(dir, name+"-switchyard"))
 	if err != nil {
-		return nil, "", "", err
+		return gateway{}, err
 	}
 	build := exec.Command("go", "build", "-o", bin, "./cmd/switchyard")
-	build.Dir, build.Stdout, build.Stderr = src, os.Stderr, os.Stderr
+	if s.profile {
+		build = exec.Command("go", "build", "-tags", "benchprofile", "-o", bin, "./cmd/switchyard")
+	}
+	build.Dir, build.Stdout, build.Stderr = s.src, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		return nil, "", "", fmt.Errorf("build switchyard: %w", err)
+		return gateway{}, fmt.Errorf("build switchyard: %w", err)
 	}
 	cfg := filepath.Join(dir, name+".yaml")
-	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
-		return nil, "", "", err
+	if err := os.WriteFile(cfg, []byte(s.config), 0o600); err != nil {
+		return gateway{}, err
 	}
 	env := append(os.Environ(), "SWITCHYARD_DATABASE_URL="+filepath.Join(dir, name+".db"),
-		"SWITCHYARD_LISTEN=127.0.0.1:0", "OPENAI_BASE_URL="+upstream, "OPENAI_API_KEY=test-upstream-key")
+		"SWITCHYARD_LISTEN=127.0.0.1:0", "OPENAI_BASE_URL="+s.upstream, "OPENAI_API_KEY=test-upstream-key")
 	for _, args := range [][]string{{"accounts", "create", "--email", "bench@example.com"}} {
 		c := exec.Command(bin, args...)
 		c.Env, c.Stderr = env, os.Stderr
 		if err := c.Run(); err != nil {
-			return nil, "", "", err
+			return gateway{}, err
 		}
 	}
 	c := exec.Command(bin, "keys", "create", "--account", "bench@example.com", "--name", "bench", "--json")
 	c.Env, c.Stderr = env, os.Stderr
 	out, err := c.Output()
 	if err != nil {
-		return nil, "", "", err
+		return gateway{}, err
 	}
 	var created struct{ Key string }
 	if err := json.Unmarshal(out, &created); err != nil {
-		return nil, "", "", err
+		return gateway{}, err
 	}
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(env, "SWITCHYARD_CONFIG="+cfg)
+	if s.profile {
+		cmd.Env = append(cmd.Env, "SWITCHYARD_PPROF_ADDR=127.0.0.1:0")
+	}
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
-		return nil, "", "", err
+		return gateway{}, err
 	}
+	g := gateway{cmd: cmd, key: created.Key}
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		var line struct{ Msg, Addr string }
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "switchyard listening" {
+		if json.Unmarshal(sc.Bytes(), &line) != nil {
+			continue
+		}
+		switch line.Msg {
+		case "pprof listening":
+			g.pprof = "http://" + line.Addr
+		case "switchyard listening":
 			go io.Copy(io.Discard, stderr) // access logs
-			return cmd, "http://" + line.Addr, created.Key, nil
+			g.url = "http://" + line.Addr
+			if s.profile && g.pprof == "" {
+				return gateway{}, fmt.Errorf("switchyard built with -tags benchprofile serves no pprof")
+			}
+			return g, nil
 		}
 	}
-	return nil, "", "", fmt.Errorf("switchyard did not start")
+	return gateway{}, fmt.Errorf("switchyard did not start")
 }
 
 func stop(cmd *exec.Cmd) {
@@ -374,6 +491,8 @@ func peakRSS(pid int) string {
 type result struct {
 	rps              float64
 	p50, p99, ttfb50 time.Duration
+	// answered counts the requests answered 200, warm-up included.
+	answered int64
 }
 
 // load runs conc clients against t for d and summarises their latencies.
@@ -392,6 +511,8 @@ func load(t target, conc int, d time.Duration, stream bool, promptBytes int) (re
 			return result{}, err
 		}
 	}
+	kind := map[bool]string{false: "chat", true: "stream"}[stream]
+	profiled := profileRun(t, fmt.Sprintf("%s-%s-c%d", t.prof, kind, conc), d)
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var mu sync.Mutex
@@ -419,12 +540,16 @@ func load(t target, conc int, d time.Duration, stream bool, promptBytes int) (re
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	if err := profiled(); err != nil {
+		return result{}, err
+	}
 	if firstErr != nil {
 		return result{}, firstErr
 	}
 	slices.Sort(lats)
 	slices.Sort(ttfbs)
-	return result{rps: float64(len(lats)) / elapsed.Seconds(), p50: pct(lats, 50), p99: pct(lats, 99), ttfb50: pct(ttfbs, 50)}, nil
+	return result{rps: float64(len(lats)) / elapsed.Seconds(), p50: pct(lats, 50), p99: pct(lats, 99), ttfb50: pct(ttfbs, 50),
+		answered: int64(len(lats) + conc)}, nil
 }
 
 // once sends one request and reads the whole answer.

@@ -102,7 +102,7 @@ func slowOne(t slowTarget, n int) error {
 	if err := slowStream(client, t, body, func() {}); err != nil {
 		return err
 	}
-	before, err := waitRecords(t.db, 1) // the warm-up stream's record
+	before, err := waitRecords(t.db, true, 1) // the warm-up stream's record
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func slowOne(t slowTarget, n int) error {
 	if firstErr != nil {
 		return firstErr
 	}
-	after, err := waitRecords(t.db, before+int64(n))
+	after, err := waitRecords(t.db, true, before+int64(n))
 	if err != nil {
 		return err
 	}
@@ -213,8 +213,9 @@ func slowStream(client *http.Client, t slowTarget, body string, opened func()) e
 	return nil
 }
 
-// countRecords counts the usage records in a gateway's database (0 for none).
-func countRecords(db string) (int64, error) {
+// countRecords counts the usage records of answered streams (stream) or
+// plain requests in a gateway's database (0 for none).
+func countRecords(db string, stream bool) (int64, error) {
 	if db == "" {
 		return 0, nil
 	}
@@ -224,19 +225,19 @@ func countRecords(db string) (int64, error) {
 	}
 	defer d.Close()
 	var c int64
-	err = d.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM usage_records WHERE streamed AND status = 200 AND completion_tokens > 0`).Scan(&c)
+	err = d.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM usage_records WHERE streamed = ? AND status = 200 AND completion_tokens > 0`, stream).Scan(&c)
 	return c, err
 }
 
 // waitRecords polls the usage records until there are want of them, for
 // up to 30s, and returns the last count.
-func waitRecords(db string, want int64) (int64, error) {
+func waitRecords(db string, stream bool, want int64) (int64, error) {
 	if db == "" {
 		return 0, nil
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		c, err := countRecords(db)
+		c, err := countRecords(db, stream)
 		if err != nil || c >= want || time.Now().After(deadline) {
 			return c, err
 		}

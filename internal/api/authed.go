@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/switchyard-gw/switchyard/internal/auth"
@@ -8,7 +9,8 @@ import (
 )
 
 // authedBy runs fn only for a request with a valid, active key, read by
-// key as an Authorization header value; failures are written in d.
+// key as an Authorization header value; failures are written in d. The
+// caller goes in the request's record (principal reads it back).
 func (h *Handler) authedBy(key func(*http.Request) string, d dialect, fn http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p, err := h.opt.Auth.Authenticate(r.Context(), key(r))
@@ -16,9 +18,19 @@ func (h *Handler) authedBy(key func(*http.Request) string, d dialect, fn http.Ha
 			d.writeError(w, r, h.authError(r, err))
 			return
 		}
-		server.RecordFrom(r.Context()).Account = p.AccountID
-		fn(w, r.WithContext(auth.NewContext(r.Context(), p)))
+		rec, ok := server.RecordOf(r.Context())
+		if !ok { // served without the access log: a record of its own
+			rec = &server.Record{}
+			r = r.WithContext(server.NewContext(r.Context(), rec))
+		}
+		rec.Account, rec.Principal = p.AccountID, p
+		fn(w, r)
 	}
+}
+
+// principal is the request's authenticated caller (zero before authedBy).
+func principal(ctx context.Context) auth.Principal {
+	return server.RecordFrom(ctx).Principal
 }
 
 // authorization returns the request's Authorization header; several are

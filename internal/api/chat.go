@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 
-	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/server"
@@ -43,7 +42,7 @@ func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(
 		aw.d().writeError(w, r, ModelNotFound())
 		return
 	}
-	req.Principal, _ = auth.FromContext(r.Context())
+	req.Principal = rec.Principal
 	req.Access = rec
 	aw.bind(h, w, r)
 	h.opt.Gateway.Serve(r.Context(), req, aw)

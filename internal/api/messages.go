@@ -6,7 +6,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/messages"
 	"github.com/switchyard-gw/switchyard/internal/provider"
@@ -105,7 +104,7 @@ func (h *Handler) countTokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	server.RecordFrom(r.Context()).Model = mr.Model
-	p, _ := auth.FromContext(r.Context())
+	p := principal(r.Context())
 	if h.opt.Gateway == nil {
 		d.writeError(w, r, ModelNotFound())
 		return

@@ -36,7 +36,7 @@ func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
 	case h.opt.WildcardModels:
 		data = append(data, modelObject{ID: "*", Object: "model", OwnedBy: "switchyard"})
 	case h.opt.Gateway != nil:
-		p, _ := auth.FromContext(r.Context())
+		p := principal(r.Context())
 		for _, m := range h.opt.Gateway.Routes().Available(allowOf(p)) {
 			data = append(data, toModelObject(m))
 		}
@@ -58,7 +58,7 @@ func (h *Handler) getModel(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, ModelNotFound())
 		return
 	}
-	p, _ := auth.FromContext(r.Context())
+	p := principal(r.Context())
 	t, err := h.opt.Gateway.Routes().Pick(id, allowOf(p))
 	if err != nil {
 		WriteError(w, ModelNotFound())

@@ -13,7 +13,6 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
-	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/responses"
@@ -140,12 +139,6 @@ func newResponseID() string {
 	var b [24]byte
 	rand.Read(b[:])
 	return "resp_" + hex.EncodeToString(b[:])
-}
-
-// principal is the request's authenticated caller.
-func principal(ctx context.Context) auth.Principal {
-	p, _ := auth.FromContext(ctx)
-	return p
 }
 
 // nativeResponseBody is the body an upstream serving the Responses API

@@ -17,6 +17,7 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/server"
 )
 
 // fixedStream is a stream of fixed events, then err (io.EOF for a clean end).
@@ -71,7 +72,7 @@ func newResponseAnswer(store bool) (*responseAnswer, *httptest.ResponseRecorder,
 	st := &seenStore{rec: rec}
 	h := New(Options{Log: slog.New(slog.DiscardHandler), Responses: st})
 	r := httptest.NewRequest("POST", "/v1/responses", nil)
-	r = r.WithContext(auth.NewContext(r.Context(), auth.Principal{AccountID: "acct_1", KeyID: "key_1"}))
+	r = r.WithContext(server.NewContext(r.Context(), &server.Record{Principal: auth.Principal{AccountID: "acct_1", KeyID: "key_1"}}))
 	a := &responseAnswer{}
 	a.bind(h, rec, r)
 	a.prepare(r.Context(), "resp_prev", store, testTime, h.opt.ResponseRetention, nil)

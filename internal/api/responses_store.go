@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/server"
 )
 
@@ -84,7 +83,7 @@ func (h *Handler) loadResponse(ctx context.Context, id string) (StoredResponse, 
 	if h.opt.Responses == nil {
 		return StoredResponse{}, ErrResponseNotFound
 	}
-	p, _ := auth.FromContext(ctx)
+	p := principal(ctx)
 	return h.opt.Responses.Response(ctx, p.AccountID, id)
 }
 
@@ -107,7 +106,7 @@ func (h *Handler) deleteResponse(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	err := ErrResponseNotFound
 	if h.opt.Responses != nil {
-		p, _ := auth.FromContext(r.Context())
+		p := principal(r.Context())
 		err = h.opt.Responses.DeleteResponse(r.Context(), p.AccountID, id)
 	}
 	if err != nil {

@@ -27,7 +27,9 @@ func TestImports(t *testing.T) {
 			// Spans are made through OpenTelemetry's API; its SDK and
 			// exporters are the app's to set up (internal/metrics).
 			"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc"}},
-		{"binary", []string{"cmd/switchyard"}, []string{mod + "internal/testing/"}},
+		// net/http/pprof only in the profiling build (-tags benchprofile,
+		// go run ./bench -profile): TestProfilingBuild.
+		{"binary", []string{"cmd/switchyard"}, []string{mod + "internal/testing/", "net/http/pprof"}},
 		// Issue 17: metrics observe the hot path through plain values app
 		// hands them, so that any package may import them.
 		{"metrics", []string{"internal/metrics"}, prefixed(hot, mod+"internal/store", mod+"internal/dashboard", mod+"internal/app")},
@@ -44,6 +46,19 @@ func TestImports(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProfilingBuild: the benchprofile tag links net/http/pprof into the
+// binary (cmd/switchyard/pprof.go), so that TestImports' ban on it in the
+// shipped build tests something.
+func TestProfilingBuild(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-tags", "benchprofile", mod+"cmd/switchyard").Output()
+	if err != nil {
+		t.Fatalf("go list -deps -tags benchprofile: %v", err)
+	}
+	if !slices.Contains(strings.Fields(string(out)), "net/http/pprof") {
+		t.Error("the benchprofile build of cmd/switchyard does not import net/http/pprof")
 	}
 }
 

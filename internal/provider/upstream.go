@@ -57,7 +57,7 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 	if err != nil {
 		return nil, &Error{Provider: u.Name, Kind: KindUnavailable, Err: err}
 	}
-	req.Header = u.Header.Clone()
+	u.shareHeader(req.Header)
 	for k, vs := range extra {
 		req.Header.Del(k)
 		for _, v := range vs {
@@ -83,6 +83,19 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 		return nil, u.statusError(req, resp)
 	}
 	return resp, nil
+}
+
+// shareHeader puts the headers every request carries into h, a new
+// request's empty header, sharing their values with u.Header: safe because
+// a value slice is never appended to in place (each is capped at its
+// length) nor written (Set and Del replace slices). Header.Clone would copy
+// the values, and make a new map besides the request's own (issue 18).
+// (The body stays a *bytes.Reader: the transport sends the headers and a
+// body of a type it knows to be in memory in one write.)
+func (u *Upstream) shareHeader(h http.Header) {
+	for k, vs := range u.Header {
+		h[k] = vs[:len(vs):len(vs)]
+	}
 }
 
 // statusError reads and classifies a non-200 answer to req, and notes

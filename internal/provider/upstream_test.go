@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -77,5 +79,66 @@ func TestStreamIdleTimeout(t *testing.T) {
 				t.Errorf("FromTransport(%v) is not a timeout", readErr)
 			}
 		})
+	}
+}
+
+// TestUpstreamHeader: each request carries the headers every request
+// carries, with a call's extra headers over them, and neither a call's
+// extras nor the headers it adds (Accept, X-Request-Id) reach the shared
+// headers or the next call: a request's header shares the shared
+// header's values (issue 18).
+func TestUpstreamHeader(t *testing.T) {
+	var got []http.Header
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Clone())
+		w.Write([]byte("{}"))
+	}))
+	defer ts.Close()
+	shared := http.Header{"Content-Type": {"application/json"}, "X-Beta": {"a", "b"}}
+	u := &Upstream{Name: "up", Client: ts.Client(), Header: shared.Clone(), Timeout: 5 * time.Second}
+	calls := []struct {
+		extra     http.Header
+		requestID string
+		stream    bool
+	}{
+		{http.Header{"X-Beta": {"c"}, "X-More": {"d"}}, "req_1", false},
+		{nil, "", true},
+		{http.Header{"X-More": {"e"}}, "req_2", false},
+	}
+	for _, c := range calls {
+		if c.stream {
+			resp, cancel, err := u.OpenHeader(context.Background(), ts.URL, []byte("{}"), c.requestID, c.extra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			cancel()
+			continue
+		}
+		if _, _, err := u.CallHeader(context.Background(), ts.URL, []byte("{}"), c.requestID, c.extra); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []map[string][]string{
+		{"X-Beta": {"c"}, "X-More": {"d"}, "X-Request-Id": {"req_1"}, "Accept": nil},
+		{"X-Beta": {"a", "b"}, "X-More": nil, "X-Request-Id": nil, "Accept": {"text/event-stream"}},
+		{"X-Beta": {"a", "b"}, "X-More": {"e"}, "X-Request-Id": {"req_2"}, "Accept": nil},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d requests, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		for k, vs := range w {
+			if g := got[i][k]; !slices.Equal(g, vs) {
+				t.Errorf("request %d: %s %q, want %q", i+1, k, g, vs)
+			}
+		}
+		if ct := got[i].Get("Content-Type"); ct != "application/json" {
+			t.Errorf("request %d: Content-Type %q", i+1, ct)
+		}
+	}
+	if !reflect.DeepEqual(u.Header, shared) {
+		t.Errorf("shared headers changed: %v, want %v", u.Header, shared)
 	}
 }
