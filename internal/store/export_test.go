@@ -12,15 +12,26 @@ func ExecForTest(ctx context.Context, s *Store, q string, args ...any) (sql.Resu
 	return s.db.ExecContext(ctx, q, args...)
 }
 
-// ExplainRequestsForTest returns the plan of the statement Requests runs
-// for q, a line per step: SQLite's EXPLAIN QUERY PLAN details, or
-// PostgreSQL's EXPLAIN text. On PostgreSQL, ordered is whether to plan
-// with sorts, sequential and bitmap scans disabled, which shows whether
-// an index can give the rows in order at all: the planner would rather
-// sort the few rows a filter selects in a small table, and still sorts
-// when nothing else can answer.
-func ExplainRequestsForTest(ctx context.Context, s *Store, q RequestQuery, ordered bool) ([]string, error) {
-	text, args := q.sql(q.limit() + 1)
+// ExplainRequestsForTest returns the plans of the statements Requests
+// runs for q (one, or two for the model asked alone), a line per step:
+// SQLite's EXPLAIN QUERY PLAN details, or PostgreSQL's EXPLAIN text. On
+// PostgreSQL, ordered is whether to plan with sorts, sequential and
+// bitmap scans disabled, which shows whether an index can give the rows
+// in order at all: the planner would rather sort the few rows a filter
+// selects in a small table, and still sorts when nothing else can answer.
+func ExplainRequestsForTest(ctx context.Context, s *Store, q RequestQuery, ordered bool) ([][]string, error) {
+	var out [][]string
+	for _, st := range q.statements(q.limit() + 1) {
+		plan, err := s.explain(ctx, st, ordered)
+		if err != nil {
+			return nil, fmt.Errorf("explain %s: %w", strings.TrimSpace(st.text), err)
+		}
+		out = append(out, plan)
+	}
+	return out, nil
+}
+
+func (s *Store) explain(ctx context.Context, st statement, ordered bool) ([]string, error) {
 	if s.postgres {
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {
@@ -34,16 +45,37 @@ func ExplainRequestsForTest(ctx context.Context, s *Store, q RequestQuery, order
 				}
 			}
 		}
-		return queryRows(ctx, tx, scanString, `EXPLAIN `+text, args...)
+		return queryRows(ctx, tx, scanString, `EXPLAIN `+st.text, st.args...)
 	}
-	rows, err := queryRows(ctx, s.db, func(row interface{ Scan(...any) error }) (string, error) {
+	return queryRows(ctx, s.db, func(row interface{ Scan(...any) error }) (string, error) {
 		var id, parent, unused int
 		var detail string
 		err := row.Scan(&id, &parent, &unused, &detail)
 		return detail, err
-	}, `EXPLAIN QUERY PLAN `+text, args...)
-	if err != nil {
-		return nil, fmt.Errorf("explain %s: %w", strings.TrimSpace(text), err)
+	}, `EXPLAIN QUERY PLAN `+st.text, st.args...)
+}
+
+// IndexesForTest returns the name and CREATE INDEX statement of every
+// index of table except its primary key, as the database states them.
+func IndexesForTest(ctx context.Context, s *Store, table string) (map[string]string, error) {
+	q := `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = $1 AND sql IS NOT NULL`
+	if s.postgres {
+		q = `SELECT i.indexname, i.indexdef FROM pg_indexes i
+			JOIN pg_index x ON x.indexrelid = (quote_ident(i.schemaname) || '.' || quote_ident(i.indexname))::regclass
+			WHERE i.schemaname = current_schema() AND i.tablename = $1 AND NOT x.indisprimary`
 	}
-	return rows, nil
+	type pair struct{ name, def string }
+	rows, err := queryRows(ctx, s.db, func(row interface{ Scan(...any) error }) (pair, error) {
+		var p pair
+		err := row.Scan(&p.name, &p.def)
+		return p, err
+	}, q, table)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, p := range rows {
+		out[p.name] = p.def
+	}
+	return out, nil
 }

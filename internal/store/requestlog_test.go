@@ -19,7 +19,10 @@ import (
 
 // requestLedger writes 240 records of two accounts, three at each time
 // (rows with equal times are where a cursor of time alone would lose or
-// repeat rows), and returns them.
+// repeat rows), and returns them. Most ask for the model that answers
+// them; every 4th asked for gpt-4o (answered by it or by another), every
+// 4th for o1, which never answers, and every 8th names none (records
+// from before 0006).
 func requestLedger(t *testing.T, s *store.Store) []meter.Record {
 	t.Helper()
 	models := []string{"gpt-4o", "gpt-4o-mini", "claude-3-5-haiku"}
@@ -32,6 +35,16 @@ func requestLedger(t *testing.T, s *store.Store) []meter.Record {
 		}
 		r := usageRecord(n, account, key, models[n%3], "2026-11-20", statuses[n%len(statuses)])
 		r.Time = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC).Add(time.Duration(n/3) * time.Minute)
+		switch n % 8 {
+		case 1, 5:
+			r.RequestedModel = "gpt-4o"
+		case 3, 7:
+			r.RequestedModel = "o1"
+		case 0:
+			r.RequestedModel = ""
+		default:
+			r.RequestedModel = r.Model
+		}
 		recs = append(recs, r)
 	}
 	if _, err := s.WriteUsage(context.Background(), recs); err != nil {
@@ -109,6 +122,16 @@ func TestRequestsFiltersAndPages(t *testing.T) {
 			{"model answered", store.RequestQuery{AccountID: "acct_a", Model: "gpt-4o"}},
 			{"model asked", store.RequestQuery{AccountID: "acct_a", RequestedModel: "o1"}},
 			{"both models", store.RequestQuery{Model: "gpt-4o-mini", RequestedModel: "o1"}},
+			// Asked for a model that answers: two reads merged.
+			{"model asked and answering", store.RequestQuery{AccountID: "acct_a", RequestedModel: "gpt-4o"}},
+			{"model asked and answering across accounts", store.RequestQuery{RequestedModel: "gpt-4o"}},
+			{"model asked and answering, 5xx", store.RequestQuery{RequestedModel: "gpt-4o", StatusClass: 5}},
+			{"model asked and answering, key and time", store.RequestQuery{AccountID: "acct_a", KeyID: "key_a2",
+				RequestedModel: "gpt-4o", Since: day.Add(10 * time.Minute), Until: day.Add(61 * time.Minute)}},
+			{"model asked, answered by it", store.RequestQuery{Model: "gpt-4o", RequestedModel: "gpt-4o"}},
+			{"model asked, answered by another", store.RequestQuery{Model: "gpt-4o-mini", RequestedModel: "gpt-4o"}},
+			{"2xx", store.RequestQuery{StatusClass: 2}},
+			{"1xx", store.RequestQuery{StatusClass: 1}},
 			{"5xx", store.RequestQuery{AccountID: "acct_a", StatusClass: 5}},
 			{"4xx across accounts", store.RequestQuery{StatusClass: 4}},
 			{"exact status", store.RequestQuery{AccountID: "acct_a", Status: 503}},

@@ -53,8 +53,8 @@ type Store struct {
 	poll     time.Duration
 	now      func() time.Time
 
-	stmtMu    sync.Mutex
-	usageStmt *sql.Stmt // guarded by stmtMu: see usageInsert
+	stmtMu     sync.Mutex
+	usageStmts map[int]*sql.Stmt // by rows; guarded by stmtMu: see usageInsert
 }
 
 // Open connects to the database named by url: a postgres:// URL, or else a
@@ -156,8 +156,8 @@ func (s *Store) Dialect() string {
 // Close closes the pool.
 func (s *Store) Close() error {
 	s.stmtMu.Lock()
-	if s.usageStmt != nil {
-		s.usageStmt.Close()
+	for _, st := range s.usageStmts {
+		st.Close()
 	}
 	s.stmtMu.Unlock()
 	return s.db.Close()
