@@ -113,12 +113,14 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
 	a.out = relayOut{sw: sw, rc: http.NewResponseController(w)}
-	defer a.out.flush()
+	defer a.out.flush() // the end: [DONE], an error event
 	for {
 		chunk, err := st.Next()
+		// At the end, what is held goes out first: recording the usage
+		// may wait too (on Redis). A held flush that failed, in the wait
+		// hook or here, is the client gone, and err, if the hook's, is
+		// only its echo.
 		if err != nil && a.out.flush() != nil {
-			// A held flush failed, in the wait hook or here: the client
-			// went away, and err, if the hook's, is only its echo.
 			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 			return
 		}
