@@ -24,6 +24,8 @@ type answer struct {
 	embeddings, base64 bool
 	// dialect frames errors and streams; nil: OpenAI's.
 	dialect dialect
+	// out is the stream being relayed, for its wait hook.
+	out relayOut
 }
 
 // dialect is what differs between the APIs the gateway serves in how
@@ -93,7 +95,11 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 	w.Write(resp.Body)
 }
 
-// Stream relays a stream to the client chunk by chunk, flushing each.
+// Stream relays a stream to the client chunk by chunk. A stream read from
+// an upstream's body (one that runs the wait hook: serveModel installs
+// it) has its events held and flushed before each read of the body, so
+// the events of one upstream read go out in one flush (issue 18); any
+// other stream, such as the mock's, is flushed event by event.
 // A failure before the first byte is an ordinary JSON error with a status;
 // after it, a final error event (OpenAI: data: {"error":…}) and no end
 // of stream ([DONE], message_stop).
@@ -106,48 +112,32 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
-	rc := http.NewResponseController(w)
+	a.out = relayOut{sw: sw, rc: http.NewResponseController(w)}
+	defer a.out.flush() // the end: [DONE], an error event
 	for {
 		chunk, err := st.Next()
+		// At the end, what is held goes out first: recording the usage
+		// may wait too (on Redis). A held flush that failed, in the wait
+		// hook or here, is the client gone, and err, if the hook's, is
+		// only its echo.
+		if err != nil && a.out.flush() != nil {
+			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+			return
+		}
 		if errors.Is(err, io.EOF) {
 			end(gateway.Outcome{Status: http.StatusOK})
 			if !sw.Started() {
 				w.WriteHeader(http.StatusOK)
 			}
+			a.out.refresh()
 			a.d().done(sw)
 			return
 		}
 		if err != nil {
-			if !sw.Started() {
-				resetStreamHeaders(w)
-				a.Error(err, end)
-				return
-			}
-			a.h.opt.Log.Warn("stream failed after it started", "id", server.RecordFrom(r.Context()).ID, "err", err)
-			e, cut := errorFor(r, w.Header(), err), r.Context().Err() != nil
-			gone := cut && !shuttingDown(r)
-			if gone {
-				e.Status, e.Type = statusClientClosed, ""
-			}
-			out := gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: cut}
-			if cut && !gone {
-				// Shutdown: the connection closes soon, and counting the
-				// partial usage may take a while (the tokenizer's first
-				// load), so the client's event goes first; the stream's
-				// progress line covers a crash in between.
-				a.d().errorEvent(sw, r, e)
-				end(out)
-				return
-			}
-			end(out)
-			if !gone {
-				a.d().errorEvent(sw, r, e)
-			}
+			a.streamFailed(sw, err, end)
 			return
 		}
-		// A client that stops reading must not hold the stream (and the
-		// upstream call) forever.
-		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		a.out.refresh()
 		if err := a.d().event(sw, chunk); err != nil {
 			// The client went away; closing the stream cancels upstream.
 			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
@@ -156,8 +146,87 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	}
 }
 
-// streamWriteTimeout bounds one chunk's write to a slow client.
+// streamFailed ends a stream that failed: with an HTTP error before its
+// first byte, else with an error event.
+func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcome)) {
+	w, r := a.w, a.r
+	if !sw.Started() {
+		resetStreamHeaders(w)
+		a.Error(err, end)
+		return
+	}
+	a.h.opt.Log.Warn("stream failed after it started", "id", server.RecordFrom(r.Context()).ID, "err", err)
+	e, cut := errorFor(r, w.Header(), err), r.Context().Err() != nil
+	gone := cut && !shuttingDown(r)
+	if gone {
+		e.Status, e.Type = statusClientClosed, ""
+	}
+	out := gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: cut}
+	if cut && !gone {
+		// Shutdown: the connection closes soon, and counting the
+		// partial usage may take a while (the tokenizer's first
+		// load), so the client's event goes first; the stream's
+		// progress line covers a crash in between.
+		a.out.refresh()
+		a.d().errorEvent(sw, r, e)
+		a.out.flush()
+		end(out)
+		return
+	}
+	end(out)
+	if !gone {
+		a.out.refresh()
+		a.d().errorEvent(sw, r, e)
+	}
+}
+
+// streamWriteTimeout bounds one write to a slow client: an event's, or
+// the flush of the events held since the last.
 const streamWriteTimeout = time.Minute
+
+// relayOut is where a stream's events go, and what the wait hook
+// flushes (answer.wait).
+type relayOut struct {
+	sw *sse.Writer // nil until the stream begins
+	rc *http.ResponseController
+}
+
+// refresh gives the client a minute for what is written next, when that
+// starts a write: nothing is held. A client that stops reading must not
+// hold the stream (and the upstream call) forever. The deadline is set
+// after the wait that came before (an upstream read, the usage
+// recorded), never before it, so a long upstream silence does not leave
+// a stale one; held events are flushed moments after the first of them
+// is written, under its deadline, and a full buffer that goes out early
+// goes under it too.
+func (o *relayOut) refresh() {
+	if !o.sw.Pending() {
+		o.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	}
+}
+
+// flush sends what is held, if anything; its error is the client's.
+func (o *relayOut) flush() error {
+	if o.sw == nil {
+		return nil
+	}
+	return o.sw.Flush()
+}
+
+// wait is the stream's wait hook (provider.WithWaitHook): it runs before
+// each wait on the upstream. Called while the stream is relayed, it shows
+// that the stream is read from an upstream that calls it before every
+// read: from then on events are held, and flushed here, before the read.
+// Before the stream begins (the request, the attempt's first read) there
+// is nothing to flush; an attempt that fails then, followed by a stream
+// that does not call the hook (the mock), leaves that stream unheld.
+func (a *answer) wait() error {
+	if a.out.sw == nil {
+		return nil
+	}
+	a.out.sw.Hold()
+	return a.out.sw.Flush()
+}
 
 // resetStreamHeaders undoes the SSE headers before a JSON error.
 func resetStreamHeaders(w http.ResponseWriter) {

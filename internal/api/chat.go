@@ -15,6 +15,8 @@ type modelWriter interface {
 	bind(h *Handler, w http.ResponseWriter, r *http.Request)
 	// d is the dialect its errors are written in.
 	d() dialect
+	// wait is its stream's wait hook (provider.WithWaitHook).
+	wait() error
 }
 
 func (a *answer) bind(h *Handler, w http.ResponseWriter, r *http.Request) { a.h, a.w, a.r = h, w, r }
@@ -45,7 +47,11 @@ func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(
 	req.Principal = rec.Principal
 	req.Access = rec
 	aw.bind(h, w, r)
-	h.opt.Gateway.Serve(r.Context(), req, aw)
+	ctx := r.Context()
+	if req.Stream {
+		ctx = provider.WithWaitHook(ctx, aw.wait)
+	}
+	h.opt.Gateway.Serve(ctx, req, aw)
 }
 
 func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {

@@ -190,17 +190,22 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 // of the body waits at most the idle timeout, and the whole stream lasts
 // at most the total timeout (each the deployment's when ctx carries one:
 // WithTimeouts). One timer serves the first byte and the total. The
-// returned cancel ends the upstream request; call it when the stream is
-// done.
+// hook ctx carries (WithWaitHook) runs before the request is sent and
+// before each read of the body. The returned cancel ends the upstream
+// request; call it when the stream is done.
 func (u *Upstream) Open(ctx context.Context, url string, body []byte, requestID string) (*http.Response, context.CancelFunc, error) {
 	return u.OpenHeader(ctx, url, body, requestID, nil)
 }
 
 // OpenHeader is Open with extra headers, as CallHeader.
 func (u *Upstream) OpenHeader(ctx context.Context, url string, body []byte, requestID string, extra http.Header) (*http.Response, context.CancelFunc, error) {
+	wait := waitHookFrom(ctx)
+	if err := runWaitHook(u.Name, wait); err != nil {
+		return nil, nil, err
+	}
 	firstByte, total := u.bounds(ctx)
 	ctx, cancelCause := context.WithCancelCause(ctx)
-	b := &streamBody{name: u.Name, idle: u.IdleTimeout, total: total, start: time.Now(), cancel: cancelCause}
+	b := &streamBody{name: u.Name, idle: u.IdleTimeout, total: total, start: time.Now(), cancel: cancelCause, wait: wait}
 	if firstByte > 0 {
 		b.deadline = time.AfterFunc(firstByte, b.expire)
 	}
@@ -243,11 +248,12 @@ type streamBody struct {
 	total    time.Duration // 0: no bound
 	start    time.Time
 	cancel   context.CancelCauseFunc
-	deadline *time.Timer // nil without first byte or total bounds
-	quiet    *time.Timer // the idle timer, made at the first read
-	started  atomic.Bool // a byte of the body arrived
-	expired  atomic.Bool // deadline fired
-	silent   atomic.Bool // quiet fired
+	wait     func() error // WithWaitHook's, run before each read; nil: none
+	deadline *time.Timer  // nil without first byte or total bounds
+	quiet    *time.Timer  // the idle timer, made at the first read
+	started  atomic.Bool  // a byte of the body arrived
+	expired  atomic.Bool  // deadline fired
+	silent   atomic.Bool  // quiet fired
 }
 
 // expire ends the request when the deadline passes: the first byte's or
@@ -269,8 +275,12 @@ func (b *streamBody) timeout() error {
 }
 
 // Read reads the body: the first bytes re-arm the deadline for the whole
-// stream, and each read waits at most the idle timeout.
+// stream, and each read waits at most the idle timeout. The wait hook
+// runs first, outside the idle bound.
 func (b *streamBody) Read(p []byte) (int, error) {
+	if err := runWaitHook(b.name, b.wait); err != nil {
+		return 0, err
+	}
 	if b.idle > 0 {
 		if b.quiet == nil {
 			b.quiet = time.AfterFunc(b.idle, func() {

@@ -21,9 +21,10 @@ func TestStreamIdleTimeout(t *testing.T) {
 		// send writes the stream after its first chunk.
 		send     func(w io.Writer, flush func(), stop <-chan struct{})
 		slowRead time.Duration // the gateway's pause between reads
+		slowHook time.Duration // its wait hook's, flushing to a slow client
 		wantIdle bool
 	}{
-		{"silent upstream is cut", func(w io.Writer, flush func(), stop <-chan struct{}) { <-stop }, 0, true},
+		{"silent upstream is cut", func(w io.Writer, flush func(), stop <-chan struct{}) { <-stop }, 0, 0, true},
 		{"keep-alives hold it open", func(w io.Writer, flush func(), stop <-chan struct{}) {
 			for range 6 {
 				select {
@@ -34,10 +35,14 @@ func TestStreamIdleTimeout(t *testing.T) {
 				w.Write([]byte(": ping\n\n"))
 				flush()
 			}
-		}, 0, false},
+		}, 0, 0, false},
 		{"a slow reader is not an idle upstream", func(w io.Writer, flush func(), stop <-chan struct{}) {
 			w.Write([]byte("data: 2\n\n"))
-		}, 3 * idle, false},
+		}, 3 * idle, 0, false},
+		// Issue 18: the hook runs before the idle timer is armed.
+		{"a slow wait hook is not an idle upstream", func(w io.Writer, flush func(), stop <-chan struct{}) {
+			w.Write([]byte("data: 2\n\n"))
+		}, 0, 3 * idle, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +57,9 @@ func TestStreamIdleTimeout(t *testing.T) {
 			// The test's own bound, so a missing idle timeout fails, not hangs.
 			ctx, stop := context.WithTimeout(context.Background(), 3*time.Second)
 			defer stop()
+			if tt.slowHook > 0 {
+				ctx = WithWaitHook(ctx, func() error { time.Sleep(tt.slowHook); return nil })
+			}
 			resp, cancel, err := u.Open(ctx, ts.URL, []byte("{}"), "")
 			if err != nil {
 				t.Fatal(err)

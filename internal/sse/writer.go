@@ -13,7 +13,9 @@ import (
 var errLineBreak = errors.New("sse: data contains a line break")
 
 // Writer writes a client stream: each event is one Write, then a flush, so
-// the client sees it at once.
+// the client sees it at once. After Hold, events are written but not
+// flushed: those of one upstream read go out in one flush (issue 18),
+// when the caller calls Flush before it waits on anything.
 //
 // A Writer is not safe for concurrent use.
 type Writer struct {
@@ -21,6 +23,9 @@ type Writer struct {
 	rc      http.ResponseController
 	hdr     [4]string // the values of the headers NewWriter sets
 	started bool
+	hold    bool      // Hold was called
+	pending bool      // events were written since the last flush
+	err     error     // sticky: a write or flush failed
 	buf     []byte    // the event being written; starts in arr
 	arr     [512]byte // room for a typical chunk without a second allocation
 }
@@ -44,9 +49,9 @@ func NewWriter(w http.ResponseWriter, r *http.Request) *Writer {
 	return sw
 }
 
-// Data writes "data: " + b + "\n\n" and flushes. b must not contain a line
-// break (JSON from encoding/json never does); if it does, Data writes nothing
-// and returns an error.
+// Data writes "data: " + b + "\n\n" and flushes (unless held). b must
+// not contain a line break (JSON from encoding/json never does); if it
+// does, Data writes nothing and returns an error.
 func (w *Writer) Data(b []byte) error {
 	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
 		return errLineBreak
@@ -57,10 +62,10 @@ func (w *Writer) Data(b []byte) error {
 	return w.send()
 }
 
-// Event writes "event: " + name + "\n" + "data: " + b + "\n\n" and flushes:
-// an event clients dispatch by name (Anthropic's Messages stream). Neither
-// may contain a line break; if one does, Event writes nothing and returns
-// an error.
+// Event writes "event: " + name + "\n" + "data: " + b + "\n\n" and
+// flushes (unless held): an event clients dispatch by name (Anthropic's
+// Messages stream). Neither may contain a line break; if one does, Event
+// writes nothing and returns an error.
 func (w *Writer) Event(name string, b []byte) error {
 	if strings.ContainsAny(name, "\r\n") || bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
 		return errLineBreak
@@ -73,13 +78,14 @@ func (w *Writer) Event(name string, b []byte) error {
 	return w.send()
 }
 
-// Done writes "data: [DONE]\n\n", the end of an OpenAI stream, and flushes.
+// Done writes "data: [DONE]\n\n", the end of an OpenAI stream, and
+// flushes (unless held).
 func (w *Writer) Done() error {
 	w.buf = append(w.buf[:0], "data: [DONE]\n\n"...)
 	return w.send()
 }
 
-// Comment writes ": " + s + "\n\n" and flushes. Clients ignore comments, so
+// Comment writes ": " + s + "\n\n" and flushes (unless held). Clients ignore comments, so
 // they serve as keep-alives. s must not contain a line break.
 func (w *Writer) Comment(s string) error {
 	if strings.ContainsAny(s, "\r\n") {
@@ -95,15 +101,44 @@ func (w *Writer) Comment(s string) error {
 // is sent and an HTTP error response is no longer possible.
 func (w *Writer) Started() bool { return w.started }
 
-// send writes w.buf and flushes it through any wrappers of the
-// ResponseWriter that implement Unwrap.
+// Hold makes the events written from now on wait for Flush, in the
+// connection's buffer (a full buffer still goes out, unflushed): several
+// events then share one flush, and one write to the network. The caller
+// must Flush before anything that may wait, on the upstream or otherwise,
+// and at the end of the stream.
+func (w *Writer) Hold() { w.hold = true }
+
+// Pending reports whether events written wait for Flush.
+func (w *Writer) Pending() bool { return w.pending }
+
+// Flush flushes the events written since the last flush; with none, it
+// does nothing. After a write or flush has failed, Flush, and every
+// event written, returns that error.
+func (w *Writer) Flush() error {
+	if w.err != nil || !w.pending {
+		return w.err
+	}
+	w.pending = false
+	if err := w.rc.Flush(); err != nil {
+		w.err = fmt.Errorf("flush event: %w", err)
+	}
+	return w.err
+}
+
+// send writes w.buf and, unless held, flushes it through any wrappers of
+// the ResponseWriter that implement Unwrap.
 func (w *Writer) send() error {
+	if w.err != nil {
+		return w.err
+	}
 	w.started = true
 	if _, err := w.w.Write(w.buf); err != nil {
-		return fmt.Errorf("write event: %w", err)
+		w.err = fmt.Errorf("write event: %w", err)
+		return w.err
 	}
-	if err := w.rc.Flush(); err != nil {
-		return fmt.Errorf("flush event: %w", err)
+	w.pending = true
+	if w.hold {
+		return nil
 	}
-	return nil
+	return w.Flush()
 }

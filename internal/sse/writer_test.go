@@ -114,6 +114,97 @@ func TestWriterFlushEach(t *testing.T) {
 	}
 }
 
+// flushCounter records what reached the client: the bytes of each flush.
+type flushCounter struct {
+	*httptest.ResponseRecorder
+	flushes []string
+	sent    int
+}
+
+func (f *flushCounter) Flush() {
+	f.ResponseRecorder.Flush()
+	f.flushes = append(f.flushes, f.Body.String()[f.sent:])
+	f.sent = f.Body.Len()
+}
+
+// TestWriterHold checks that held events wait for Flush and go out
+// together, that a Flush with nothing held flushes nothing, and that
+// events before Hold are flushed one by one (issue 18).
+func TestWriterHold(t *testing.T) {
+	f := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
+	w := NewWriter(f, httptest.NewRequest("POST", "/", nil))
+	step := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(w.Data([]byte(`{"n":1}`)))
+	if w.Pending() {
+		t.Error("Pending after a write before Hold")
+	}
+	w.Hold()
+	step(w.Flush()) // nothing held: no flush
+	step(w.Data([]byte(`{"n":2}`)))
+	step(w.Event("e", []byte(`{"n":3}`)))
+	if !w.Pending() {
+		t.Error("Pending = false with two events held")
+	}
+	if len(f.flushes) != 1 {
+		t.Fatalf("held events flushed: %q", f.flushes)
+	}
+	step(w.Flush())
+	step(w.Flush())
+	step(w.Done())
+	step(w.Flush())
+	want := []string{
+		"data: {\"n\":1}\n\n",
+		"data: {\"n\":2}\n\nevent: e\ndata: {\"n\":3}\n\n",
+		"data: [DONE]\n\n",
+	}
+	if diff := cmp.Diff(want, f.flushes); diff != "" {
+		t.Errorf("flushes mismatch (-want +got):\n%s", diff)
+	}
+	if w.Pending() {
+		t.Error("Pending after Flush")
+	}
+}
+
+// failFlush is a ResponseWriter whose flushes fail: its client has gone
+// while events were held.
+type failFlush struct {
+	*httptest.ResponseRecorder
+	err error
+}
+
+func (f failFlush) FlushError() error { return f.err }
+
+// A held flush that fails is the error of every later write and flush,
+// which write nothing more.
+func TestWriterHoldFlushErrorSticks(t *testing.T) {
+	boom := errors.New("boom")
+	rec := httptest.NewRecorder()
+	w := NewWriter(failFlush{rec, boom}, httptest.NewRequest("POST", "/", nil))
+	w.Hold()
+	if err := w.Data([]byte(`{"n":1}`)); err != nil {
+		t.Fatalf("held write: %v", err)
+	}
+	if err := w.Flush(); !errors.Is(err, boom) {
+		t.Fatalf("Flush = %v, want %v", err, boom)
+	}
+	n := rec.Body.Len()
+	for name, err := range map[string]error{
+		"Data": w.Data([]byte(`{"n":2}`)), "Event": w.Event("e", nil), "Done": w.Done(), "Flush": w.Flush(),
+	} {
+		if !errors.Is(err, boom) {
+			t.Errorf("%s after a failed flush = %v, want %v", name, err, boom)
+		}
+	}
+	if rec.Body.Len() != n {
+		t.Errorf("wrote %q after a failed flush", rec.Body.String()[n:])
+	}
+}
+
 // unwrapper hides its ResponseWriter's Flush method but offers Unwrap, like
 // the gateway's middleware wrappers.
 type unwrapper struct{ rw http.ResponseWriter }

@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The wait hook runs before a stream's request and before each read of
+// its body; when it fails, the request is not sent, or the read does not
+// happen, and the failure is the client's: KindCanceled (issue 18).
+func TestWaitHook(t *testing.T) {
+	var hits atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		rc := http.NewResponseController(w)
+		for _, ev := range []string{"data: 1\n\n", "data: 2\n\n"} {
+			w.Write([]byte(ev))
+			rc.Flush()
+		}
+	}))
+	defer ts.Close()
+	u := &Upstream{Name: "up", Client: ts.Client(), Header: http.Header{}, Timeout: 3 * time.Second}
+	boom := errors.New("client gone")
+
+	calls, failAt := 0, 0
+	hook := func() error {
+		calls++
+		if calls == failAt {
+			return boom
+		}
+		return nil
+	}
+	ctx := WithWaitHook(context.Background(), hook)
+
+	// The body read to its end: one call for the request, one per read.
+	resp, cancel, err := u.Open(ctx, ts.URL, []byte("{}"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	buf := make([]byte, 64)
+	for err == nil {
+		reads++
+		_, err = resp.Body.Read(buf)
+	}
+	resp.Body.Close()
+	cancel()
+	if err != io.EOF {
+		t.Fatalf("read: %v", err)
+	}
+	if calls != 1+reads {
+		t.Errorf("hook ran %d times for a request and %d reads, want %d", calls, reads, 1+reads)
+	}
+
+	// Failing before the request: nothing is sent.
+	calls, failAt = 0, 1
+	before := hits.Load()
+	if _, _, err := u.Open(ctx, ts.URL, []byte("{}"), ""); !isCanceled(err, boom) {
+		t.Errorf("Open with a failing hook = %v, want a KindCanceled Error wrapping %v", err, boom)
+	}
+	if hits.Load() != before {
+		t.Error("the request was sent after the hook failed")
+	}
+
+	// Failing before the first read: it reads nothing.
+	calls, failAt = 0, 2
+	resp, cancel, err = u.Open(ctx, ts.URL, []byte("{}"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	n, err := resp.Body.Read(buf)
+	if n != 0 || !isCanceled(err, boom) {
+		t.Errorf("Read with a failing hook = %d, %v; want 0 and a KindCanceled Error wrapping %v", n, err, boom)
+	}
+	if FromTransport(ctx, "up", err).Kind != KindCanceled {
+		t.Error("FromTransport does not keep the hook's failure the client's")
+	}
+}
+
+func isCanceled(err, cause error) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.Kind == KindCanceled && errors.Is(err, cause)
+}
+
+// Streams opened without a hook run none, and allocate nothing for it.
+func TestWaitHookNone(t *testing.T) {
+	if waitHookFrom(context.Background()) != nil {
+		t.Error("a hook without WithWaitHook")
+	}
+	if n := testing.AllocsPerRun(100, func() { runWaitHook("up", nil) }); n != 0 {
+		t.Errorf("runWaitHook(nil) allocates %v times", n)
+	}
+}
