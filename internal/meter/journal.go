@@ -16,9 +16,12 @@ import (
 )
 
 // The journal is the write-ahead log of usage records: each record is
-// appended, one write(2) per record, before it is queued for the database,
-// so a record the gateway produced survives the process dying (kill -9,
-// OOM, panic) and is written on the next start. It lives in segments,
+// written to the file (the page cache) before it is queued for the
+// database, so a record the gateway produced survives the process dying
+// (kill -9, OOM, panic) and is written on the next start. Concurrent
+// requests share writes (group commit): the lines appended while one
+// write(2) is under way go out together in the next one, and each request
+// waits until its own line is written. It lives in segments,
 // files named seg-<ns>-<rand>.jsonl with one JSON record per line. A
 // process holds an exclusive lock on its own segments; any file in the
 // directory that nobody holds belongs to a dead process and is recovered.
@@ -46,24 +49,44 @@ type segment struct {
 	written   int64 // records appended
 	committed int64 // records known to be in the database
 	open      int64 // streams under way whose latest progress line is here
+	unwritten int64 // lines appended to a group not yet written
 	replay    bool  // some record is only on disk: read the file back
 	sealed    bool  // no more appends
 }
 
 // done reports whether the segment holds nothing that is not elsewhere:
-// every record is in the database and no stream's progress is only here.
-func (s *segment) done() bool { return s.committed >= s.written && s.open == 0 }
+// every record is in the database, no stream's progress is only here and
+// no line is on its way to the file.
+func (s *segment) done() bool { return s.committed >= s.written && s.open == 0 && s.unwritten == 0 }
+
+// group is the lines appended while the previous group was being written;
+// they go out in one write(2) per segment (one, but at a rotation).
+type group struct {
+	buf   []byte
+	spans []span        // buf cut by segment, in order
+	done  chan struct{} // closed once written
+	err   error         // set before done is closed
+}
+
+// span is the end in group.buf of the lines for seg, and how many they are.
+type span struct {
+	seg   *segment
+	end   int
+	lines int64
+}
 
 // journal appends records to the current segment.
 type journal struct {
 	dir      string
 	maxBytes int64
 
-	mu     sync.Mutex
-	cur    *segment            // guarded by mu
-	sealed []*segment          // guarded by mu: waiting for their records to commit
-	enc    []byte              // guarded by mu: the line being written
-	open   map[string]*segment // guarded by mu: record ID → segment of its latest progress line
+	mu      sync.Mutex
+	cur     *segment            // guarded by mu
+	sealed  []*segment          // guarded by mu: waiting for their records to commit
+	open    map[string]*segment // guarded by mu: record ID → segment of its latest progress line
+	next    *group              // guarded by mu: the lines waiting for the write under way
+	writing *group              // guarded by mu: the group being written, nil when none
+	spare   []byte              // guarded by mu: the buffer of the last group written, for reuse
 }
 
 // openJournal creates dir if needed and opens a new segment in it.
@@ -71,7 +94,7 @@ func openJournal(dir string, maxBytes int64) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("usage journal: %w", err)
 	}
-	j := &journal{dir: dir, maxBytes: maxBytes, open: map[string]*segment{}}
+	j := &journal{dir: dir, maxBytes: maxBytes, open: map[string]*segment{}, next: newGroup(nil)}
 	seg, err := j.newSegment()
 	if err != nil {
 		return nil, err
@@ -95,19 +118,18 @@ func (j *journal) newSegment() (*segment, error) {
 	return &segment{path: path, f: f}, nil
 }
 
-// appendLocked writes r to the current segment and returns it. On a write
-// failure the record is still counted so that its segment is replayed
-// rather than deleted while the record may be in it partly. Once r is
-// journaled, its stream's progress lines are no longer needed.
+// appendLocked writes r to the current segment and returns it, once the
+// line is written. On a write failure the record is still counted so that
+// its segment is replayed rather than deleted while the record may be in
+// it partly. Once r is journaled, its stream's progress lines are no
+// longer needed. mu is released while the line is written.
 func (j *journal) appendLocked(r *Record) (*segment, error) {
-	seg, err := j.writeLocked(appendJSON(j.enc[:0], r))
+	seg, err := j.writeLocked(r, false)
 	if seg == nil {
 		return nil, err
 	}
-	seg.written++
 	if err != nil {
-		seg.replay = true // a torn line: read the file back, skipping it
-		return nil, err
+		return nil, err // the segment is replayed, skipping the torn line
 	}
 	if p := j.open[r.ID]; p != nil {
 		p.open--
@@ -119,7 +141,7 @@ func (j *journal) appendLocked(r *Record) (*segment, error) {
 // progressLocked writes r as its stream's latest progress line, which
 // keeps its segment until the stream's record is journaled.
 func (j *journal) progressLocked(r *Record) error {
-	seg, err := j.writeLocked(appendProgressJSON(j.enc[:0], r))
+	seg, err := j.writeLocked(r, true)
 	if err != nil {
 		return err // a torn line is skipped when read
 	}
@@ -131,23 +153,82 @@ func (j *journal) progressLocked(r *Record) error {
 	return nil
 }
 
-// writeLocked writes one line to the current segment, starting a new one
-// when it is full, and returns the segment written to (nil when none).
-func (j *journal) writeLocked(line []byte) (*segment, error) {
-	j.enc = line
+// writeLocked appends r's line (a progress line when progress) to the
+// current segment, starting a new one when it is full, and returns once
+// the line is written, with the segment written to (nil when none). The
+// line joins the next group; the first goroutine to find no write under
+// way writes that group, while the others wait for it.
+func (j *journal) writeLocked(r *Record, progress bool) (*segment, error) {
 	if j.cur.size >= j.maxBytes {
 		if err := j.rotateLocked(); err != nil {
 			return nil, err
 		}
 	}
-	seg := j.cur
-	n, err := seg.f.Write(line)
-	seg.size += int64(n)
-	if err != nil {
-		return seg, fmt.Errorf("usage journal: %w", err)
+	seg, g := j.cur, j.next
+	n := len(g.buf)
+	if progress {
+		g.buf = appendProgressJSON(g.buf, r)
+	} else {
+		g.buf = appendJSON(g.buf, r)
+		seg.written++
 	}
-	return seg, nil
+	seg.size += int64(len(g.buf) - n)
+	seg.unwritten++
+	if k := len(g.spans) - 1; k >= 0 && g.spans[k].seg == seg {
+		g.spans[k].end, g.spans[k].lines = len(g.buf), g.spans[k].lines+1
+	} else {
+		g.spans = append(g.spans, span{seg: seg, end: len(g.buf), lines: 1})
+	}
+	for {
+		select {
+		case <-g.done:
+			return seg, g.err
+		default:
+		}
+		if w := j.writing; w != nil {
+			j.mu.Unlock()
+			<-w.done
+			j.mu.Lock()
+			continue
+		}
+		j.flushLocked()
+	}
 }
+
+func newGroup(buf []byte) *group { return &group{buf: buf[:0], done: make(chan struct{})} }
+
+// flushLocked writes the next group, with mu released meanwhile. A
+// failed write marks the group's segments for replay: a line may be
+// torn.
+func (j *journal) flushLocked() {
+	g := j.next
+	j.writing, j.next, j.spare = g, newGroup(j.spare), nil
+	j.mu.Unlock()
+	var err error
+	start := 0
+	for _, s := range g.spans {
+		if _, werr := s.seg.f.Write(g.buf[start:s.end]); werr != nil && err == nil {
+			err = fmt.Errorf("usage journal: %w", werr)
+		}
+		start = s.end
+	}
+	j.mu.Lock()
+	for _, s := range g.spans {
+		s.seg.unwritten -= s.lines
+		if err != nil {
+			s.seg.replay = true
+		}
+	}
+	g.err = err
+	j.writing = nil
+	if cap(g.buf) <= maxSpare {
+		j.spare = g.buf
+	}
+	close(g.done)
+}
+
+// maxSpare bounds the group buffer kept for reuse.
+const maxSpare = 256 << 10
 
 // rotateLocked seals the current segment and starts a new one.
 func (j *journal) rotateLocked() error {
@@ -185,6 +266,8 @@ func (j *journal) collect() (replay []*segment) {
 	keep := j.sealed[:0]
 	for _, s := range j.sealed {
 		switch {
+		case s.replay && s.unwritten > 0:
+			keep = append(keep, s) // read it back once its last lines are in
 		case s.replay:
 			replay = append(replay, s)
 			keep = append(keep, s)
