@@ -359,3 +359,19 @@ func TestConcurrentRecordsJournaledBeforeReturn(t *testing.T) {
 	}
 	start(next)()
 }
+
+// The writer is woken by a full batch, not only by its ticker: of 25
+// records in batches of 10, at most 9 wait for the tick.
+func TestFullBatchWakesWriter(t *testing.T) {
+	s := newSink()
+	m, err := meter.New(s, meter.Options{Dir: t.TempDir(), BatchSize: 10, FlushInterval: time.Hour, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(m)
+	defer stop()
+	for i := range 25 {
+		m.Record(record(i))
+	}
+	waitFor(t, "the full batches written before the first tick", func() bool { return s.count() >= 16 })
+}
