@@ -59,16 +59,10 @@ type segment struct {
 // no line is on its way to the file.
 func (s *segment) done() bool { return s.committed >= s.written && s.open == 0 && s.unwritten == 0 }
 
-// group is the lines appended while the previous group was being written;
-// they go out in one write(2) per segment (one, but at a rotation).
-type group struct {
-	buf   []byte
-	spans []span        // buf cut by segment, in order
-	done  chan struct{} // closed once written
-	err   error         // set before done is closed
-}
-
-// span is the end in group.buf of the lines for seg, and how many they are.
+// span is the end in a group's buffer of the lines for seg, and how many
+// they are. A group is the lines appended while the previous group was
+// being written; they go out in one write(2) per segment (one, but at a
+// rotation).
 type span struct {
 	seg   *segment
 	end   int
@@ -80,13 +74,28 @@ type journal struct {
 	dir      string
 	maxBytes int64
 
-	mu      sync.Mutex
-	cur     *segment            // guarded by mu
-	sealed  []*segment          // guarded by mu: waiting for their records to commit
-	open    map[string]*segment // guarded by mu: record ID → segment of its latest progress line
-	next    *group              // guarded by mu: the lines waiting for the write under way
-	writing *group              // guarded by mu: the group being written, nil when none
-	spare   []byte              // guarded by mu: the buffer of the last group written, for reuse
+	mu     sync.Mutex
+	cur    *segment            // guarded by mu
+	sealed []*segment          // guarded by mu: waiting for their records to commit
+	open   map[string]*segment // guarded by mu: record ID → segment of its latest progress line
+
+	// Group commit, guarded by mu. Lines are numbered in order of append.
+	wrote    *sync.Cond // signalled when a group is written
+	buf      []byte     // the next group's lines
+	spans    []span     // buf cut by segment, in order
+	appended uint64     // the last line appended
+	flushed  uint64     // the last line written (or failed)
+	writing  bool       // a group is being written
+	spare    []byte     // the buffer of the last group written, for reuse
+	spareSp  []span
+	fails    [8]failure // the last failed groups, for their lines' callers
+	nfails   int
+}
+
+// failure is a group whose write failed: lines from to to.
+type failure struct {
+	from, to uint64
+	err      error
 }
 
 // openJournal creates dir if needed and opens a new segment in it.
@@ -94,7 +103,8 @@ func openJournal(dir string, maxBytes int64) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("usage journal: %w", err)
 	}
-	j := &journal{dir: dir, maxBytes: maxBytes, open: map[string]*segment{}, next: newGroup(nil)}
+	j := &journal{dir: dir, maxBytes: maxBytes, open: map[string]*segment{}}
+	j.wrote = sync.NewCond(&j.mu)
 	seg, err := j.newSegment()
 	if err != nil {
 		return nil, err
@@ -164,67 +174,79 @@ func (j *journal) writeLocked(r *Record, progress bool) (*segment, error) {
 			return nil, err
 		}
 	}
-	seg, g := j.cur, j.next
-	n := len(g.buf)
+	seg := j.cur
+	n := len(j.buf)
 	if progress {
-		g.buf = appendProgressJSON(g.buf, r)
+		j.buf = appendProgressJSON(j.buf, r)
 	} else {
-		g.buf = appendJSON(g.buf, r)
+		j.buf = appendJSON(j.buf, r)
 		seg.written++
 	}
-	seg.size += int64(len(g.buf) - n)
+	seg.size += int64(len(j.buf) - n)
 	seg.unwritten++
-	if k := len(g.spans) - 1; k >= 0 && g.spans[k].seg == seg {
-		g.spans[k].end, g.spans[k].lines = len(g.buf), g.spans[k].lines+1
+	if k := len(j.spans) - 1; k >= 0 && j.spans[k].seg == seg {
+		j.spans[k].end, j.spans[k].lines = len(j.buf), j.spans[k].lines+1
 	} else {
-		g.spans = append(g.spans, span{seg: seg, end: len(g.buf), lines: 1})
+		j.spans = append(j.spans, span{seg: seg, end: len(j.buf), lines: 1})
 	}
-	for {
-		select {
-		case <-g.done:
-			return seg, g.err
-		default:
-		}
-		if w := j.writing; w != nil {
-			j.mu.Unlock()
-			<-w.done
-			j.mu.Lock()
+	j.appended++
+	line := j.appended
+	for j.flushed < line {
+		if j.writing {
+			j.wrote.Wait()
 			continue
 		}
 		j.flushLocked()
 	}
+	return seg, j.errorOf(line)
 }
-
-func newGroup(buf []byte) *group { return &group{buf: buf[:0], done: make(chan struct{})} }
 
 // flushLocked writes the next group, with mu released meanwhile. A
 // failed write marks the group's segments for replay: a line may be
 // torn.
 func (j *journal) flushLocked() {
-	g := j.next
-	j.writing, j.next, j.spare = g, newGroup(j.spare), nil
+	buf, spans, from, to := j.buf, j.spans, j.flushed+1, j.appended
+	j.buf, j.spans, j.spare, j.spareSp = j.spare[:0], j.spareSp[:0], nil, nil
+	j.writing = true
 	j.mu.Unlock()
 	var err error
 	start := 0
-	for _, s := range g.spans {
-		if _, werr := s.seg.f.Write(g.buf[start:s.end]); werr != nil && err == nil {
+	for _, s := range spans {
+		if _, werr := s.seg.f.Write(buf[start:s.end]); werr != nil && err == nil {
 			err = fmt.Errorf("usage journal: %w", werr)
 		}
 		start = s.end
 	}
 	j.mu.Lock()
-	for _, s := range g.spans {
+	for _, s := range spans {
 		s.seg.unwritten -= s.lines
 		if err != nil {
 			s.seg.replay = true
 		}
 	}
-	g.err = err
-	j.writing = nil
-	if cap(g.buf) <= maxSpare {
-		j.spare = g.buf
+	if err != nil {
+		j.fails[j.nfails%len(j.fails)] = failure{from: from, to: to, err: err}
+		j.nfails++
 	}
-	close(g.done)
+	j.flushed, j.writing = to, false
+	if cap(buf) <= maxSpare {
+		j.spare = buf
+	}
+	clear(spans)
+	j.spareSp = spans[:0]
+	j.wrote.Broadcast()
+}
+
+// errorOf returns the error of the write of line, if it is among the
+// last failures (older ones are not told: their segments are replayed
+// all the same).
+func (j *journal) errorOf(line uint64) error {
+	for _, f := range j.fails[:min(j.nfails, len(j.fails))] {
+		if f.from <= line && line <= f.to {
+			return f.err
+		}
+	}
+	return nil
 }
 
 // maxSpare bounds the group buffer kept for reuse.
