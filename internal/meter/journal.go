@@ -16,9 +16,12 @@ import (
 )
 
 // The journal is the write-ahead log of usage records: each record is
-// appended, one write(2) per record, before it is queued for the database,
-// so a record the gateway produced survives the process dying (kill -9,
-// OOM, panic) and is written on the next start. It lives in segments,
+// written to the file (the page cache) before it is queued for the
+// database, so a record the gateway produced survives the process dying
+// (kill -9, OOM, panic) and is written on the next start. Concurrent
+// requests share writes (group commit): the lines appended while one
+// write(2) is under way go out together in the next one, and each request
+// waits until its own line is written. It lives in segments,
 // files named seg-<ns>-<rand>.jsonl with one JSON record per line. A
 // process holds an exclusive lock on its own segments; any file in the
 // directory that nobody holds belongs to a dead process and is recovered.
@@ -46,13 +49,25 @@ type segment struct {
 	written   int64 // records appended
 	committed int64 // records known to be in the database
 	open      int64 // streams under way whose latest progress line is here
+	unwritten int64 // lines appended to a group not yet written
 	replay    bool  // some record is only on disk: read the file back
 	sealed    bool  // no more appends
 }
 
 // done reports whether the segment holds nothing that is not elsewhere:
-// every record is in the database and no stream's progress is only here.
-func (s *segment) done() bool { return s.committed >= s.written && s.open == 0 }
+// every record is in the database, no stream's progress is only here and
+// no line is on its way to the file.
+func (s *segment) done() bool { return s.committed >= s.written && s.open == 0 && s.unwritten == 0 }
+
+// span is the end in a group's buffer of the lines for seg, and how many
+// they are. A group is the lines appended while the previous group was
+// being written; they go out in one write(2) per segment (one, but at a
+// rotation).
+type span struct {
+	seg   *segment
+	end   int
+	lines int64
+}
 
 // journal appends records to the current segment.
 type journal struct {
@@ -62,8 +77,25 @@ type journal struct {
 	mu     sync.Mutex
 	cur    *segment            // guarded by mu
 	sealed []*segment          // guarded by mu: waiting for their records to commit
-	enc    []byte              // guarded by mu: the line being written
 	open   map[string]*segment // guarded by mu: record ID → segment of its latest progress line
+
+	// Group commit, guarded by mu. Lines are numbered in order of append.
+	wrote    *sync.Cond // signalled when a group is written
+	buf      []byte     // the next group's lines
+	spans    []span     // buf cut by segment, in order
+	appended uint64     // the last line appended
+	flushed  uint64     // the last line written (or failed)
+	writing  bool       // a group is being written
+	spare    []byte     // the buffer of the last group written, for reuse
+	spareSp  []span
+	fails    [8]failure // the last failed groups, for their lines' callers
+	nfails   int
+}
+
+// failure is a group whose write failed: lines from to to.
+type failure struct {
+	from, to uint64
+	err      error
 }
 
 // openJournal creates dir if needed and opens a new segment in it.
@@ -72,6 +104,7 @@ func openJournal(dir string, maxBytes int64) (*journal, error) {
 		return nil, fmt.Errorf("usage journal: %w", err)
 	}
 	j := &journal{dir: dir, maxBytes: maxBytes, open: map[string]*segment{}}
+	j.wrote = sync.NewCond(&j.mu)
 	seg, err := j.newSegment()
 	if err != nil {
 		return nil, err
@@ -95,19 +128,18 @@ func (j *journal) newSegment() (*segment, error) {
 	return &segment{path: path, f: f}, nil
 }
 
-// appendLocked writes r to the current segment and returns it. On a write
-// failure the record is still counted so that its segment is replayed
-// rather than deleted while the record may be in it partly. Once r is
-// journaled, its stream's progress lines are no longer needed.
+// appendLocked writes r to the current segment and returns it, once the
+// line is written. On a write failure the record is still counted so that
+// its segment is replayed rather than deleted while the record may be in
+// it partly. Once r is journaled, its stream's progress lines are no
+// longer needed. mu is released while the line is written.
 func (j *journal) appendLocked(r *Record) (*segment, error) {
-	seg, err := j.writeLocked(appendJSON(j.enc[:0], r))
+	seg, err := j.writeLocked(r, false)
 	if seg == nil {
 		return nil, err
 	}
-	seg.written++
 	if err != nil {
-		seg.replay = true // a torn line: read the file back, skipping it
-		return nil, err
+		return nil, err // the segment is replayed, skipping the torn line
 	}
 	if p := j.open[r.ID]; p != nil {
 		p.open--
@@ -119,7 +151,7 @@ func (j *journal) appendLocked(r *Record) (*segment, error) {
 // progressLocked writes r as its stream's latest progress line, which
 // keeps its segment until the stream's record is journaled.
 func (j *journal) progressLocked(r *Record) error {
-	seg, err := j.writeLocked(appendProgressJSON(j.enc[:0], r))
+	seg, err := j.writeLocked(r, true)
 	if err != nil {
 		return err // a torn line is skipped when read
 	}
@@ -131,23 +163,94 @@ func (j *journal) progressLocked(r *Record) error {
 	return nil
 }
 
-// writeLocked writes one line to the current segment, starting a new one
-// when it is full, and returns the segment written to (nil when none).
-func (j *journal) writeLocked(line []byte) (*segment, error) {
-	j.enc = line
+// writeLocked appends r's line (a progress line when progress) to the
+// current segment, starting a new one when it is full, and returns once
+// the line is written, with the segment written to (nil when none). The
+// line joins the next group; the first goroutine to find no write under
+// way writes that group, while the others wait for it.
+func (j *journal) writeLocked(r *Record, progress bool) (*segment, error) {
 	if j.cur.size >= j.maxBytes {
 		if err := j.rotateLocked(); err != nil {
 			return nil, err
 		}
 	}
 	seg := j.cur
-	n, err := seg.f.Write(line)
-	seg.size += int64(n)
-	if err != nil {
-		return seg, fmt.Errorf("usage journal: %w", err)
+	n := len(j.buf)
+	if progress {
+		j.buf = appendProgressJSON(j.buf, r)
+	} else {
+		j.buf = appendJSON(j.buf, r)
+		seg.written++
 	}
-	return seg, nil
+	seg.size += int64(len(j.buf) - n)
+	seg.unwritten++
+	if k := len(j.spans) - 1; k >= 0 && j.spans[k].seg == seg {
+		j.spans[k].end, j.spans[k].lines = len(j.buf), j.spans[k].lines+1
+	} else {
+		j.spans = append(j.spans, span{seg: seg, end: len(j.buf), lines: 1})
+	}
+	j.appended++
+	line := j.appended
+	for j.flushed < line {
+		if j.writing {
+			j.wrote.Wait()
+			continue
+		}
+		j.flushLocked()
+	}
+	return seg, j.errorOf(line)
 }
+
+// flushLocked writes the next group, with mu released meanwhile. A
+// failed write marks the group's segments for replay: a line may be
+// torn.
+func (j *journal) flushLocked() {
+	buf, spans, from, to := j.buf, j.spans, j.flushed+1, j.appended
+	j.buf, j.spans, j.spare, j.spareSp = j.spare[:0], j.spareSp[:0], nil, nil
+	j.writing = true
+	j.mu.Unlock()
+	var err error
+	start := 0
+	for _, s := range spans {
+		if _, werr := s.seg.f.Write(buf[start:s.end]); werr != nil && err == nil {
+			err = fmt.Errorf("usage journal: %w", werr)
+		}
+		start = s.end
+	}
+	j.mu.Lock()
+	for _, s := range spans {
+		s.seg.unwritten -= s.lines
+		if err != nil {
+			s.seg.replay = true
+		}
+	}
+	if err != nil {
+		j.fails[j.nfails%len(j.fails)] = failure{from: from, to: to, err: err}
+		j.nfails++
+	}
+	j.flushed, j.writing = to, false
+	if cap(buf) <= maxSpare {
+		j.spare = buf
+	}
+	clear(spans)
+	j.spareSp = spans[:0]
+	j.wrote.Broadcast()
+}
+
+// errorOf returns the error of the write of line, if it is among the
+// last failures (older ones are not told: their segments are replayed
+// all the same).
+func (j *journal) errorOf(line uint64) error {
+	for _, f := range j.fails[:min(j.nfails, len(j.fails))] {
+		if f.from <= line && line <= f.to {
+			return f.err
+		}
+	}
+	return nil
+}
+
+// maxSpare bounds the group buffer kept for reuse.
+const maxSpare = 256 << 10
 
 // rotateLocked seals the current segment and starts a new one.
 func (j *journal) rotateLocked() error {
@@ -185,6 +288,8 @@ func (j *journal) collect() (replay []*segment) {
 	keep := j.sealed[:0]
 	for _, s := range j.sealed {
 		switch {
+		case s.replay && s.unwritten > 0:
+			keep = append(keep, s) // read it back once its last lines are in
 		case s.replay:
 			replay = append(replay, s)
 			keep = append(keep, s)

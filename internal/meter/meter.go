@@ -73,12 +73,15 @@ type item struct {
 
 // Meter takes usage records from the request path and writes them to a
 // Sink. Record never waits for the database: it appends the record to the
-// journal and queues it; Run writes batches.
+// journal and queues it; Run writes batches. The queue is a slice under
+// the journal's lock, which Record holds anyway, and the writer is woken
+// only when it holds a batch, or by its ticker: not once per record.
 type Meter struct {
 	sink  Sink
 	opt   Options
 	j     *journal
-	queue chan item
+	queue []item        // guarded by j.mu: records waiting for the writer
+	full  chan struct{} // capacity 1: the queue holds a batch
 
 	recorded   atomic.Int64 // records produced
 	written    atomic.Int64 // records newly inserted by this meter
@@ -107,13 +110,16 @@ func New(sink Sink, opt Options) (*Meter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Meter{sink: sink, opt: opt, j: j, queue: make(chan item, opt.QueueSize)}, nil
+	return &Meter{sink: sink, opt: opt, j: j, full: make(chan struct{}, 1)}, nil
 }
 
 // Stats returns the counters.
 func (m *Meter) Stats() Stats {
+	m.j.mu.Lock()
+	queued := len(m.queue)
+	m.j.mu.Unlock()
 	return Stats{Recorded: m.recorded.Load(), Written: m.written.Load(), Spilled: m.spilled.Load(),
-		Lost: m.lost.Load(), JournalErrors: m.journalErr.Load(), SinkFailures: m.failures.Load(), Queued: len(m.queue), SinkDown: m.down.Load()}
+		Lost: m.lost.Load(), JournalErrors: m.journalErr.Load(), SinkFailures: m.failures.Load(), Queued: queued, SinkDown: m.down.Load()}
 }
 
 // Backlog returns how many journaled records are not yet known to be in
@@ -133,14 +139,17 @@ func (m *Meter) Record(r *Record) {
 	}
 	m.j.mu.Lock()
 	seg, err := m.j.appendLocked(r)
-	queued := false
-	select {
-	case m.queue <- item{rec: r, seg: seg}:
-		queued = true
-	default:
-		if seg != nil {
-			m.j.markReplayLocked(seg)
+	queued := len(m.queue) < m.opt.QueueSize
+	if queued {
+		m.queue = append(m.queue, item{rec: r, seg: seg})
+		if len(m.queue) >= m.opt.BatchSize {
+			select {
+			case m.full <- struct{}{}:
+			default:
+			}
 		}
+	} else if seg != nil {
+		m.j.markReplayLocked(seg)
 	}
 	m.j.mu.Unlock()
 	if err != nil {

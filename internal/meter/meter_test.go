@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -304,4 +305,73 @@ func TestNewNeedsDir(t *testing.T) {
 	if _, err := meter.New(newSink(), meter.Options{}); err == nil {
 		t.Error("New without a journal directory succeeded")
 	}
+}
+
+// Concurrent records share journal writes, but each Record returns only
+// once its own line is in a file, across segment rotations, and a process
+// killed then loses none.
+func TestConcurrentRecordsJournaledBeforeReturn(t *testing.T) {
+	dir := t.TempDir()
+	dead, err := meter.New(newSink(), meter.Options{Dir: dir, SegmentBytes: 16 << 10, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inJournal := func(id string) bool {
+		for _, name := range journalFiles(t, dir) {
+			b, err := os.ReadFile(name)
+			if err == nil && strings.Contains(string(b), `"id":"`+id+`"`) {
+				return true
+			}
+		}
+		return false
+	}
+	var wg sync.WaitGroup
+	var missing atomic.Int64
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 40 {
+				r := record(g*1000 + i)
+				if i%2 == 0 {
+					dead.Progress(r)
+				}
+				dead.Record(r)
+				if !inJournal(r.ID) {
+					missing.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := missing.Load(); n > 0 {
+		t.Errorf("%d records not in the journal when Record returned", n)
+	}
+	dead.Abandon()
+	if files := journalFiles(t, dir); len(files) < 2 {
+		t.Fatalf("expected several segments, got %v", files)
+	}
+	s := newSink()
+	next, err := meter.New(s, meter.Options{Dir: dir, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := next.Recover(context.Background()); err != nil || n != 320 || s.count() != 320 {
+		t.Fatalf("Recover = %d, %v; rows %d; want 320", n, err, s.count())
+	}
+	start(next)()
+}
+
+// The writer is woken by a full batch, not only by its ticker: of 25
+// records in batches of 10, at most 9 wait for the tick.
+func TestFullBatchWakesWriter(t *testing.T) {
+	s := newSink()
+	m, err := meter.New(s, meter.Options{Dir: t.TempDir(), BatchSize: 10, FlushInterval: time.Hour, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(m)
+	defer stop()
+	for i := range 25 {
+		m.Record(record(i))
+	}
+	waitFor(t, "the full batches written before the first tick", func() bool { return s.count() >= 16 })
 }

@@ -76,7 +76,7 @@ func PeriodOf(t time.Time) string { return t.UTC().Format("2006-01") }
 // Sink stores records. WriteUsage inserts each record whose ID is not yet
 // stored and updates the daily rollups for exactly those, in one
 // transaction; it returns how many were new. Writing the same record
-// twice is harmless.
+// twice is harmless. recs is reused once WriteUsage returns.
 type Sink interface {
 	WriteUsage(ctx context.Context, recs []Record) (inserted int, err error)
 }

@@ -18,6 +18,8 @@ const (
 type writer struct {
 	m       *Meter
 	pending []item
+	spare   []item   // the queue's last slice, emptied, for reuse
+	recs    []Record // the batch given to the sink, reused
 	retryAt time.Time
 	backoff time.Duration
 }
@@ -35,18 +37,30 @@ func (m *Meter) Run(ctx context.Context) {
 		case <-ctx.Done():
 			w.drain(ctx)
 			return
-		case it := <-m.queue:
-			w.hold(it)
-			if len(w.pending) >= m.opt.BatchSize {
-				w.safeFlush(ctx)
-			}
+		case <-m.full:
+			w.take()
+			w.safeFlush(ctx)
 		case <-t.C:
+			w.take()
 			w.safeFlush(ctx)
 			if err := m.j.sync(); err != nil {
 				m.opt.Log.Warn("usage journal sync failed", "err", err)
 			}
 		}
 	}
+}
+
+// take moves the queued records to pending.
+func (w *writer) take() {
+	w.m.j.mu.Lock()
+	q := w.m.queue
+	w.m.queue = w.spare
+	w.m.j.mu.Unlock()
+	for _, it := range q {
+		w.hold(it)
+	}
+	clear(q)
+	w.spare = q[:0]
 }
 
 // hold keeps it in memory, or only in the journal past the memory bound.
@@ -105,11 +119,14 @@ func (w *writer) flush(ctx context.Context) {
 
 // writeBatch writes items and reports whether it succeeded.
 func (w *writer) writeBatch(ctx context.Context, items []item) bool {
-	recs := make([]Record, len(items))
-	for i := range items {
-		recs[i] = *items[i].rec
+	recs := w.recs[:0]
+	for _, it := range items {
+		recs = append(recs, *it.rec)
 	}
-	if _, err := w.m.write(ctx, recs); err != nil {
+	_, err := w.m.write(ctx, recs)
+	clear(recs)
+	w.recs = recs[:0]
+	if err != nil {
 		w.failed(err)
 		return false
 	}
@@ -154,15 +171,10 @@ func (w *writer) recovered() {
 func (w *writer) drain(ctx context.Context) {
 	deadline := time.Now().Add(w.m.opt.DrainTimeout)
 	for {
-		select {
-		case it := <-w.m.queue:
-			w.hold(it)
-			continue
-		default:
-		}
+		w.take()
 		w.retryAt = time.Time{}
 		w.safeFlush(ctx)
-		if len(w.pending) == 0 && len(w.m.queue) == 0 || time.Now().After(deadline) {
+		if len(w.pending) == 0 && w.m.Stats().Queued == 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(min(w.backoff, time.Until(deadline)))
