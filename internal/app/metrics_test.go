@@ -125,10 +125,13 @@ func TestMetricsTraffic(t *testing.T) {
 		}
 	}
 	s := getMetrics(t, l.URL+"/metrics", "")
-	waitFor(t, 10*time.Second, "the usage records written", func() bool {
+	// The listener counts a request once its answer has gone (issue 18):
+	// the chat answered 200 may have reached the client first.
+	waitFor(t, 10*time.Second, "the usage records written and the answered chat counted", func() bool {
 		s = getMetrics(t, l.URL+"/metrics", "")
 		n, _ := s.value("switchyard_meter_records_written_total", nil)
-		return n == 2
+		ok, _ := s.value("switchyard_http_requests_total", map[string]string{"route": "POST /v1/chat/completions", "status_class": "2xx"})
+		return n == 2 && ok == 1
 	})
 	chat := map[string]string{"endpoint": "chat.completions", "model": "gpt-4o-mini", "provider": "openai"}
 	with := func(m map[string]string, k, v string) map[string]string {

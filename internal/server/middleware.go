@@ -90,7 +90,8 @@ const RequestIDHeader = "X-Request-Id"
 func AccessLog(log *slog.Logger) Middleware { return accessLog(log, nil) }
 
 // Observer is told of every request when its access log line is
-// written, for metrics; Served must not block and must not keep rec.
+// written, for metrics; Served must not block and must not keep rec. A
+// complete answer may have reached its client before (see finish).
 type Observer interface {
 	Served(rec *Record, status int)
 }
@@ -108,6 +109,9 @@ func accessLog(log *slog.Logger, obs *Observer) Middleware {
 			w.Header()[RequestIDHeader] = st.id[:]
 			sw.ResponseWriter = w
 			next.ServeHTTP(sw, r.WithContext(NewContext(r.Context(), rec)))
+			// The client has a complete answer before the line is
+			// written and the metrics hear of it (issue 18).
+			sw.finish(r)
 			status := statusOf(sw, rec)
 			level := slog.LevelInfo
 			if status >= 500 {

@@ -27,16 +27,30 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/config"
 )
 
-// syncBuffer is a log sink safe for concurrent writes.
+// syncBuffer is a log sink safe for concurrent writes, which tells
+// waiters of each write.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // a value after a write; made by the first
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	select {
+	case s.signal() <- struct{}{}:
+	default:
+	}
 	return s.b.Write(p)
+}
+
+// signal returns the channel writes signal on; s.mu is held.
+func (s *syncBuffer) signal() chan struct{} {
+	if s.written == nil {
+		s.written = make(chan struct{}, 1)
+	}
+	return s.written
 }
 
 func (s *syncBuffer) String() string {
@@ -45,12 +59,34 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// logLine decodes the one JSON line logged.
+// waitFor returns the logs once ok says they hold what a test reads:
+// the access log line is written after a complete answer is sent (issue
+// 18), so a client may have it before the line.
+func (s *syncBuffer) waitFor(t *testing.T, what string, ok func(logs string) bool) string {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		s.mu.Lock()
+		logs, written := s.b.String(), s.signal()
+		s.mu.Unlock()
+		if ok(logs) {
+			return logs
+		}
+		select {
+		case <-written:
+		case <-deadline:
+			t.Fatalf("no %s in the logs after 10s: %s", what, logs)
+		}
+	}
+}
+
+// logLine decodes the one JSON line logged, waiting for it.
 func logLine(t *testing.T, logs *syncBuffer) map[string]any {
 	t.Helper()
+	s := logs.waitFor(t, "access log line", func(s string) bool { return strings.Contains(s, `"msg":"request"`) })
 	var line map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil {
-		t.Fatalf("log line %q: %v", logs, err)
+	if err := json.Unmarshal([]byte(strings.TrimSpace(s)), &line); err != nil {
+		t.Fatalf("log line %q: %v", s, err)
 	}
 	return line
 }

@@ -41,6 +41,10 @@ func Trace(tr trace.Tracer, prop propagation.TextMapPropagator) Middleware {
 				endSpan(span, method, RecordFrom(ctx), statusOf(w, RecordFrom(ctx)))
 			}()
 			next.ServeHTTP(w, r.WithContext(ctx))
+			// A complete answer goes to the client before the span ends.
+			if sw, ok := w.(*statusWriter); ok {
+				sw.finish(r)
+			}
 		})
 	}
 }
