@@ -14,11 +14,13 @@ const DefaultConnectTimeout = 10 * time.Second
 // calls: keep-alive with an idle pool sized for a busy gateway, HTTP/2
 // where the upstream offers it, dials bounded by connect (0:
 // DefaultConnectTimeout), and no overall timeout (streams are long;
-// callers bound each call with their context). The read and write buffers
-// are 4 KiB each: an open stream holds its connection, and so its buffers,
-// for its whole life, and bigger ones cost more memory per open stream
-// than they save in system calls (a body larger than a buffer is read and
-// written around it).
+// callers bound each call with their context). An open stream holds its
+// connection, and so its buffers, for its whole life, and bigger ones cost
+// more memory per open stream than they save in system calls (a body
+// larger than a buffer is read and written around it). The read buffer is
+// 4 KiB, so that a small answer's header and body come in one read. The
+// write buffer serves only the request, written once: 1 KiB holds its
+// header and a small body; a body that does not fit costs one more write.
 func NewTransport(connect time.Duration) *http.Transport {
 	if connect <= 0 {
 		connect = DefaultConnectTimeout
@@ -34,7 +36,7 @@ func NewTransport(connect time.Duration) *http.Transport {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
 		ResponseHeaderTimeout: 0, // the per-call context bounds the wait
-		WriteBufferSize:       4 << 10,
+		WriteBufferSize:       1 << 10,
 		ReadBufferSize:        4 << 10,
 	}
 }

@@ -19,8 +19,9 @@ const (
 	// bufSize is the size of the read buffer. Longer lines are assembled in
 	// Reader.long, so a chunk of several MiB needs no bigger buffer. A Reader
 	// lives as long as its stream, so the buffer counts in the memory per
-	// open stream: 4 KiB holds the usual chunk whole.
-	bufSize = 4 << 10
+	// open stream: 1 KiB holds the usual chunk whole (a few hundred bytes),
+	// and a longer line leaves Reader.long sized for the next ones.
+	bufSize = 1 << 10
 	// fieldSlack is what a line may carry beyond the limit: "data: ".
 	fieldSlack = len("data: ")
 )

@@ -414,7 +414,21 @@ func TestReaderClose(t *testing.T) {
 // the memory per open stream; longer lines are assembled in Reader.long.
 func TestReaderBufferFitsStreamBudget(t *testing.T) {
 	r := NewReader(strings.NewReader(""), 0)
-	if got := r.br.Size(); got > 4<<10 {
-		t.Errorf("read buffer of %d bytes, want at most 4 KiB", got)
+	if got := r.br.Size(); got > 1<<10 {
+		t.Errorf("read buffer of %d bytes, want at most 1 KiB", got)
 	}
+}
+
+// Lines about as long as the read buffer, or a few times it, end where a
+// read or the buffer ends, with each kind of line end: each still gives
+// its event whole.
+func TestReaderLinesAroundBufferSize(t *testing.T) {
+	var in bytes.Buffer
+	var want []ev
+	for _, n := range []int{bufSize - 8, bufSize - 7, bufSize - 6, bufSize - 5, bufSize, 2*bufSize - 6, 2*bufSize - 5, 3*bufSize + 1} {
+		data := strings.Repeat(string(rune('a'+n%26)), n)
+		in.WriteString("event: e\ndata: " + data + "\n\n")
+		want = append(want, ev{"e", data})
+	}
+	checkVariants(t, in.Bytes(), want)
 }
