@@ -1,10 +1,14 @@
 package provider
 
 import (
+	"bytes"
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,17 +17,58 @@ import (
 // Issue 18: an open stream holds its upstream connection, and with it the
 // transport's read and write buffers, for its whole life; at 32 KiB each
 // they were most of the gateway's memory per open stream. The budget is
-// 32 KB of resident memory per open stream in all. The write buffer serves
-// only the request, written once at the stream's start: 1 KiB holds its
-// header, and a bigger body is written around the buffer.
+// 32 KB of resident memory per open stream in all.
 func TestTransportBuffersFitStreamBudget(t *testing.T) {
 	tr := NewTransport(0)
-	if got := tr.ReadBufferSize + tr.WriteBufferSize; got > 5<<10 {
-		t.Errorf("read %d + write %d bytes of buffer per upstream connection, want at most 5 KiB",
+	if got := tr.ReadBufferSize + tr.WriteBufferSize; got > 8<<10 {
+		t.Errorf("read %d + write %d bytes of buffer per upstream connection, want at most 8 KiB",
 			tr.ReadBufferSize, tr.WriteBufferSize)
 	}
-	if tr.WriteBufferSize > 1<<10 {
-		t.Errorf("write buffer of %d bytes per upstream connection, want at most 1 KiB", tr.WriteBufferSize)
+}
+
+// countingConn counts the writes a connection is asked to make.
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// A request with a body of a typical chat's size goes out in one write
+// (one system call): header and body fit the write buffer together.
+func TestTransportWritesTypicalRequestOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer srv.Close()
+	tr := NewTransport(0)
+	var writes atomic.Int64
+	dial := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countingConn{c, &writes}, nil
+	}
+	c := &http.Client{Transport: tr}
+	defer c.CloseIdleConnections()
+	for _, n := range []int{100, 1000, 2000, 3000} {
+		writes.Store(0)
+		req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(make([]byte, n)))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if got := writes.Load(); got != 1 {
+			t.Errorf("a request with a %d-byte body took %d writes, want 1", n, got)
+		}
 	}
 }
 
