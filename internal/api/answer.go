@@ -26,6 +26,9 @@ type answer struct {
 	dialect dialect
 	// out is the stream being relayed, for its wait hook.
 	out relayOut
+	// reading: an upstream's body is being read through the wait hook
+	// (provider.WaitHook's Reading).
+	reading bool
 }
 
 // dialect is what differs between the APIs the gateway serves in how
@@ -95,11 +98,11 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 	w.Write(resp.Body)
 }
 
-// Stream relays a stream to the client chunk by chunk. A stream read from
-// an upstream's body (one that runs the wait hook: serveModel installs
-// it) has its events held and flushed before each read of the body, so
-// the events of one upstream read go out in one flush (issue 18); any
-// other stream, such as the mock's, is flushed event by event.
+// Stream relays a stream to the client chunk by chunk. While an
+// upstream's body is read through the wait hook (serveModel installs it),
+// events are held and flushed before each read of the body, so the events
+// of one upstream read go out in one flush (issue 18); any other stream,
+// such as the mock's, is flushed event by event.
 // A failure before the first byte is an ordinary JSON error with a status;
 // after it, a final error event (OpenAI: data: {"error":…}) and no end
 // of stream ([DONE], message_stop).
@@ -113,6 +116,7 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
 	a.out = relayOut{sw: sw, rc: http.NewResponseController(w)}
+	sw.Hold(a.reading)
 	defer a.out.flush() // the end: [DONE], an error event
 	for {
 		chunk, err := st.Next()
@@ -213,19 +217,23 @@ func (o *relayOut) flush() error {
 	return o.sw.Flush()
 }
 
-// wait is the stream's wait hook (provider.WithWaitHook): it runs before
-// each wait on the upstream. Called while the stream is relayed, it shows
-// that the stream is read from an upstream that calls it before every
-// read: from then on events are held, and flushed here, before the read.
-// Before the stream begins (the request, the attempt's first read) there
-// is nothing to flush; an attempt that fails then, followed by a stream
-// that does not call the hook (the mock), leaves that stream unheld.
-func (a *answer) wait() error {
-	if a.out.sw == nil {
-		return nil
+// Wait is the stream's wait hook (provider.WaitHook): it runs before each
+// wait on the upstream and flushes what is held.
+func (a *answer) Wait() error { return a.out.flush() }
+
+// Reading is told when an upstream's body starts and stops being read
+// through Wait: in between, events are held until Wait. An attempt that
+// fails closes its body, so a stream that follows it without the hook
+// (the mock, after failed upstreams) is flushed event by event; so are
+// the events between two prompts' streams of a legacy completion.
+func (a *answer) Reading(on bool) {
+	a.reading = on
+	if a.out.sw != nil {
+		a.out.sw.Hold(on)
+		if !on {
+			a.out.flush() // its error sticks: the next write returns it
+		}
 	}
-	a.out.sw.Hold()
-	return a.out.sw.Flush()
 }
 
 // resetStreamHeaders undoes the SSE headers before a JSON error.

@@ -81,11 +81,11 @@ func newStreamAnswer(w http.ResponseWriter, d dialect) *answer {
 	return &answer{h: h, w: w, r: httptest.NewRequest("POST", "/v1/chat/completions", nil), dialect: d}
 }
 
-// Issue 18: the events of one upstream read go out in one flush, once the
-// stream has shown that it runs the wait hook before each read; its first
-// read, done before it reached the writer, is flushed event by event, and
-// so is every event of a stream that runs no hook, even after an attempt
-// that ran it. Every dialect relays through Stream.
+// Issue 18: the events of one upstream read go out in one flush while an
+// upstream's body is read through the wait hook, those of its first read
+// (done before the stream reached the writer) included; every event of a
+// stream that runs no hook is flushed on its own, even after an attempt
+// that ran it and failed. Every dialect relays through Stream.
 func TestStreamFlushPerRead(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -93,18 +93,25 @@ func TestStreamFlushPerRead(t *testing.T) {
 		dialect dialect
 		want    [][]int
 	}{
-		{"chat", true, nil, [][]int{{1}, {2}, {3, 4, 5}, {6}, {-1}}},
-		{"messages", true, messagesDialect{}, [][]int{{1}, {2}, {3, 4, 5}, {6}}},
+		{"chat", true, nil, [][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}},
+		{"messages", true, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
 		{"no hook", false, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}, {-1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &flushes{ResponseRecorder: httptest.NewRecorder()}
 			a := newStreamAnswer(f, tt.dialect)
-			a.wait() // an attempt's first read, before the stream reaches the writer
+			// An attempt that failed after its first read.
+			a.Wait()
+			a.Reading(true)
+			a.Wait()
+			a.Reading(false)
 			st := &reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}}
 			if tt.hooked {
-				st.wait = a.wait
+				// This attempt's first read, before the stream reaches
+				// the writer.
+				a.Reading(true)
+				st.wait = a.Wait
 			}
 			var out gateway.Outcome
 			a.Stream(st, func(o gateway.Outcome) { out = o })
@@ -125,11 +132,12 @@ func TestStreamHeldFlushFails(t *testing.T) {
 	f := &flushes{ResponseRecorder: httptest.NewRecorder()}
 	a := newStreamAnswer(f, nil)
 	st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
+	a.Reading(true)
 	st.wait = func() error {
 		if len(st.left) == 1 { // events 2 and 3 are held
 			f.fail = errors.New("client gone")
 		}
-		return a.wait()
+		return a.Wait()
 	}
 	var out gateway.Outcome
 	ends := 0

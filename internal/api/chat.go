@@ -15,8 +15,8 @@ type modelWriter interface {
 	bind(h *Handler, w http.ResponseWriter, r *http.Request)
 	// d is the dialect its errors are written in.
 	d() dialect
-	// wait is its stream's wait hook (provider.WithWaitHook).
-	wait() error
+	// its stream's wait hook (provider.WithWaitHook).
+	provider.WaitHook
 }
 
 func (a *answer) bind(h *Handler, w http.ResponseWriter, r *http.Request) { a.h, a.w, a.r = h, w, r }
@@ -49,7 +49,7 @@ func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(
 	aw.bind(h, w, r)
 	ctx := r.Context()
 	if req.Stream {
-		ctx = provider.WithWaitHook(ctx, aw.wait)
+		ctx = provider.WithWaitHook(ctx, aw)
 	}
 	h.opt.Gateway.Serve(ctx, req, aw)
 }

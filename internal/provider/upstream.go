@@ -248,12 +248,13 @@ type streamBody struct {
 	total    time.Duration // 0: no bound
 	start    time.Time
 	cancel   context.CancelCauseFunc
-	wait     func() error // WithWaitHook's, run before each read; nil: none
-	deadline *time.Timer  // nil without first byte or total bounds
-	quiet    *time.Timer  // the idle timer, made at the first read
-	started  atomic.Bool  // a byte of the body arrived
-	expired  atomic.Bool  // deadline fired
-	silent   atomic.Bool  // quiet fired
+	wait     WaitHook    // WithWaitHook's, told of each read; nil: none
+	reading  bool        // wait has been told that this body is read
+	deadline *time.Timer // nil without first byte or total bounds
+	quiet    *time.Timer // the idle timer, made at the first read
+	started  atomic.Bool // a byte of the body arrived
+	expired  atomic.Bool // deadline fired
+	silent   atomic.Bool // quiet fired
 }
 
 // expire ends the request when the deadline passes: the first byte's or
@@ -278,6 +279,10 @@ func (b *streamBody) timeout() error {
 // stream, and each read waits at most the idle timeout. The wait hook
 // runs first, outside the idle bound.
 func (b *streamBody) Read(p []byte) (int, error) {
+	if b.wait != nil && !b.reading {
+		b.reading = true
+		b.wait.Reading(true)
+	}
 	if err := runWaitHook(b.name, b.wait); err != nil {
 		return 0, err
 	}
@@ -329,8 +334,13 @@ func (b *streamBody) stop() {
 	b.cancel(nil)
 }
 
-// Close stops the timers and closes the body.
+// Close stops the timers, tells the wait hook that the body is no longer
+// read, and closes the body.
 func (b *streamBody) Close() error {
+	if b.reading {
+		b.reading = false
+		b.wait.Reading(false)
+	}
 	if b.deadline != nil {
 		b.deadline.Stop()
 	}

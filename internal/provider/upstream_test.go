@@ -58,7 +58,7 @@ func TestStreamIdleTimeout(t *testing.T) {
 			ctx, stop := context.WithTimeout(context.Background(), 3*time.Second)
 			defer stop()
 			if tt.slowHook > 0 {
-				ctx = WithWaitHook(ctx, func() error { time.Sleep(tt.slowHook); return nil })
+				ctx = WithWaitHook(ctx, WaitFunc(func() error { time.Sleep(tt.slowHook); return nil }))
 			}
 			resp, cancel, err := u.Open(ctx, ts.URL, []byte("{}"), "")
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestWaitHook(t *testing.T) {
 		}
 		return nil
 	}
-	ctx := WithWaitHook(context.Background(), hook)
+	ctx := WithWaitHook(context.Background(), WaitFunc(hook))
 
 	// The body read to its end: one call for the request, one per read.
 	resp, cancel, err := u.Open(ctx, ts.URL, []byte("{}"), "")
@@ -97,5 +98,57 @@ func TestWaitHookNone(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { runWaitHook("up", nil) }); n != 0 {
 		t.Errorf("runWaitHook(nil) allocates %v times", n)
+	}
+}
+
+// readingHook notes what a stream tells its hook, in order: "wait",
+// "reading", "closed".
+type readingHook struct{ got []string }
+
+func (h *readingHook) Wait() error { h.got = append(h.got, "wait"); return nil }
+func (h *readingHook) Reading(on bool) {
+	if on {
+		h.got = append(h.got, "reading")
+	} else {
+		h.got = append(h.got, "closed")
+	}
+}
+
+// The hook hears that a body is read at its first read, before that
+// read's Wait, and that it is no longer read when it is closed, once; a
+// stream whose request failed is never read.
+func TestWaitHookReading(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fail" {
+			http.Error(w, `{"error":{"message":"no"}}`, http.StatusBadRequest)
+			return
+		}
+		w.Write([]byte("data: 1\n\n"))
+	}))
+	defer ts.Close()
+	u := &Upstream{Name: "up", Client: ts.Client(), Header: http.Header{}, Timeout: 3 * time.Second}
+
+	h := &readingHook{}
+	ctx := WithWaitHook(context.Background(), h)
+	resp, cancel, err := u.Open(ctx, ts.URL, []byte("{}"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	resp.Body.Close()
+	cancel()
+	want := []string{"wait", "reading", "wait", "wait", "closed"}
+	if len(h.got) < 4 || h.got[0] != "wait" || h.got[1] != "reading" || h.got[len(h.got)-1] != "closed" ||
+		slices.Index(h.got[2:], "reading") >= 0 || slices.Index(h.got, "closed") != len(h.got)-1 {
+		t.Errorf("the hook heard %v, want the shape of %v", h.got, want)
+	}
+
+	h.got = nil
+	if _, _, err := u.Open(ctx, ts.URL+"/fail", []byte("{}"), ""); err == nil {
+		t.Fatal("a 400 opened a stream")
+	}
+	if slices.Contains(h.got, "reading") || slices.Contains(h.got, "closed") {
+		t.Errorf("a stream whose request failed: the hook heard %v, want only waits", h.got)
 	}
 }

@@ -23,7 +23,7 @@ type Writer struct {
 	rc      http.ResponseController
 	hdr     [4]string // the values of the headers NewWriter sets
 	started bool
-	hold    bool      // Hold was called
+	hold    bool      // Hold(true): events wait for Flush
 	pending bool      // events were written since the last flush
 	err     error     // sticky: a write or flush failed
 	buf     []byte    // the event being written; starts in arr
@@ -101,12 +101,13 @@ func (w *Writer) Comment(s string) error {
 // is sent and an HTTP error response is no longer possible.
 func (w *Writer) Started() bool { return w.started }
 
-// Hold makes the events written from now on wait for Flush, in the
+// Hold(true) makes the events written from now on wait for Flush, in the
 // connection's buffer (a full buffer still goes out, unflushed): several
 // events then share one flush, and one write to the network. The caller
 // must Flush before anything that may wait, on the upstream or otherwise,
-// and at the end of the stream.
-func (w *Writer) Hold() { w.hold = true }
+// and at the end of the stream. Hold(false) makes each event flush
+// again; what is already held waits for Flush.
+func (w *Writer) Hold(on bool) { w.hold = on }
 
 // Pending reports whether events written wait for Flush.
 func (w *Writer) Pending() bool { return w.pending }

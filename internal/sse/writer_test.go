@@ -143,7 +143,7 @@ func TestWriterHold(t *testing.T) {
 	if w.Pending() {
 		t.Error("Pending after a write before Hold")
 	}
-	w.Hold()
+	w.Hold(true)
 	step(w.Flush()) // nothing held: no flush
 	step(w.Data([]byte(`{"n":2}`)))
 	step(w.Event("e", []byte(`{"n":3}`)))
@@ -185,7 +185,7 @@ func TestWriterHoldFlushErrorSticks(t *testing.T) {
 	boom := errors.New("boom")
 	rec := httptest.NewRecorder()
 	w := NewWriter(failFlush{rec, boom}, httptest.NewRequest("POST", "/", nil))
-	w.Hold()
+	w.Hold(true)
 	if err := w.Data([]byte(`{"n":1}`)); err != nil {
 		t.Fatalf("held write: %v", err)
 	}
