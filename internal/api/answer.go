@@ -189,7 +189,7 @@ func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcom
 const streamWriteTimeout = time.Minute
 
 // relayOut is where a stream's events go, and what the wait hook
-// flushes (answer.wait).
+// flushes (answer.Wait).
 type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
 	rc *http.ResponseController
