@@ -15,10 +15,10 @@ import (
 // This file is built only with -tags benchprofile, as go run ./bench
 // -profile builds the gateway: when SWITCHYARD_PPROF_ADDR names a loopback
 // address ("127.0.0.1:0" picks a port), the process serves net/http/pprof
-// there, with block, mutex and finer allocation profiling on, and says where on stderr in a
-// JSON line {"msg":"pprof listening","addr":...} before anything else. The
-// shipped binary does not link net/http/pprof (TestImports in
-// internal/app checks it).
+// there, with block, mutex and finer allocation profiling on, and says
+// where on stderr in a JSON line {"msg":"pprof listening","addr":...}
+// before anything else. The shipped binary does not link net/http/pprof
+// (TestImports in internal/app checks it).
 func init() {
 	addr := os.Getenv("SWITCHYARD_PPROF_ADDR")
 	if addr == "" {

@@ -115,11 +115,15 @@ func New(sink Sink, opt Options) (*Meter, error) {
 
 // Stats returns the counters.
 func (m *Meter) Stats() Stats {
-	m.j.mu.Lock()
-	queued := len(m.queue)
-	m.j.mu.Unlock()
 	return Stats{Recorded: m.recorded.Load(), Written: m.written.Load(), Spilled: m.spilled.Load(),
-		Lost: m.lost.Load(), JournalErrors: m.journalErr.Load(), SinkFailures: m.failures.Load(), Queued: queued, SinkDown: m.down.Load()}
+		Lost: m.lost.Load(), JournalErrors: m.journalErr.Load(), SinkFailures: m.failures.Load(), Queued: m.queued(), SinkDown: m.down.Load()}
+}
+
+// queued returns how many records wait for the writer.
+func (m *Meter) queued() int {
+	m.j.mu.Lock()
+	defer m.j.mu.Unlock()
+	return len(m.queue)
 }
 
 // Backlog returns how many journaled records are not yet known to be in

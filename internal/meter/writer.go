@@ -174,7 +174,7 @@ func (w *writer) drain(ctx context.Context) {
 		w.take()
 		w.retryAt = time.Time{}
 		w.safeFlush(ctx)
-		if len(w.pending) == 0 && w.m.Stats().Queued == 0 || time.Now().After(deadline) {
+		if len(w.pending) == 0 && w.m.queued() == 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(min(w.backoff, time.Until(deadline)))
