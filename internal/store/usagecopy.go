@@ -2,19 +2,21 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/switchyard-gw/switchyard/internal/meter"
 )
 
 // usageStage is the per-connection staging table of the PostgreSQL
-// writer: created once per connection, emptied by every commit. It has
-// no index and writes no WAL, so COPY into it costs little more than the
-// bytes on the wire.
+// writer's slow path: created once per connection, emptied by every
+// commit. It has no index and writes no WAL, so COPY into it costs little
+// more than the bytes on the wire.
 const usageStage = `CREATE TEMP TABLE IF NOT EXISTS usage_stage
 	(LIKE usage_records INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`
 
@@ -23,11 +25,12 @@ const usageStage = `CREATE TEMP TABLE IF NOT EXISTS usage_stage
 // it returns how many were inserted. The rollup's day is the UTC day of
 // created_at (Unix milliseconds, floored to whole days), as rollup
 // computes it, formatted after grouping and independent of the session's
-// time zone. Rows are taken in ID order and rollup rows in key order, the
-// lock order of WriteUsage.
+// time zone. Rows are taken in ID order by bytes (COLLATE "C", the order
+// of uniqueByID and so of the fast path's COPY) and rollup rows in key
+// order, the lock order of WriteUsage.
 const usageFromStage = `WITH ins AS (
 	INSERT INTO usage_records (` + usageColumns + `)
-	SELECT ` + usageColumns + ` FROM pg_temp.usage_stage ORDER BY id
+	SELECT ` + usageColumns + ` FROM pg_temp.usage_stage ORDER BY id COLLATE "C"
 	ON CONFLICT (id) DO NOTHING
 	RETURNING account_id, created_at, model, key_id, status,
 		prompt_tokens, completion_tokens, total_tokens, cost
@@ -47,12 +50,28 @@ const usageFromStage = `WITH ins AS (
 )
 SELECT count(*) FROM ins`
 
+// dailyFromArrays adds the rollup rows given as ten parallel arrays to
+// usage_daily in key order, as usageFromStage does: one statement text
+// whatever the number of rows, so that it is prepared once per connection.
+const dailyFromArrays = `INSERT INTO usage_daily (account_id, day, model, key_id,
+		requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+		$5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
+		AS u(account_id, day, model, key_id, requests, errors, prompt, completion, total, cost)
+	ORDER BY account_id, day, model, key_id
+` + dailyAdd
+
 // usageColumnNames is usageColumns as a list, for COPY.
 var usageColumnNames = strings.Split(strings.Join(strings.Fields(usageColumns), ""), ",")
 
-// writeUsageCopy is WriteUsage on PostgreSQL: in one transaction on one
-// pgx connection, it copies recs (unique IDs) into the staging table and
-// moves them with usageFromStage.
+// writeUsageCopy is WriteUsage on PostgreSQL, on one pgx connection.
+// Records are almost never stored already (only when a journal segment is
+// replayed after a crash, or a batch is retried after a commit whose
+// answer was lost), so it first copies recs (unique IDs, sorted) straight
+// into the ledger and adds all of them to the rollup, in one transaction.
+// A stored ID fails that COPY with a unique violation; the transaction is
+// then rolled back and the batch takes the slow path, which skips the
+// stored IDs (stageUsage).
 func (s *Store) writeUsageCopy(ctx context.Context, recs []*meter.Record) (int, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -65,20 +84,80 @@ func (s *Store) writeUsageCopy(ctx context.Context, recs []*meter.Record) (int, 
 		if !ok {
 			return fmt.Errorf("driver connection is a %T, not pgx", dc)
 		}
-		return pgx.BeginFunc(ctx, c.Conn(), func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, usageStage); err != nil {
-				return fmt.Errorf("create staging table: %w", err)
-			}
-			_, err := tx.CopyFrom(ctx, pgx.Identifier{"pg_temp", "usage_stage"}, usageColumnNames,
-				pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) { return usageArgs(recs[i]), nil }))
-			if err != nil {
-				return fmt.Errorf("copy records: %w", err)
-			}
-			if err := tx.QueryRow(ctx, usageFromStage).Scan(&n); err != nil {
-				return fmt.Errorf("insert records: %w", err)
-			}
+		err := copyUsage(ctx, c.Conn(), recs)
+		if err == nil {
+			n = len(recs)
 			return nil
-		})
+		}
+		if !isStoredRecord(err) {
+			return err
+		}
+		s.usageStaged.Add(1)
+		n, err = stageUsage(ctx, c.Conn(), recs)
+		return err
+	})
+	return n, err
+}
+
+// copyUsage copies recs into usage_records and adds them to the rollup,
+// in one transaction.
+func copyUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) error {
+	return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"usage_records"}, usageColumnNames,
+			pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) { return usageArgs(recs[i]), nil }))
+		if err != nil {
+			return fmt.Errorf("copy records: %w", err)
+		}
+		return addDaily(ctx, tx, rollup(recs))
+	})
+}
+
+// isStoredRecord reports whether err is the unique violation of a record
+// whose ID is stored already.
+func isStoredRecord(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "usage_records"
+}
+
+// addDaily adds rows (in key order) to usage_daily.
+func addDaily(ctx context.Context, tx pgx.Tx, rows []dailyRow) error {
+	accounts, days, models, keys := make([]string, len(rows)), make([]string, len(rows)),
+		make([]string, len(rows)), make([]string, len(rows))
+	var sums [6][]int64
+	for i := range sums {
+		sums[i] = make([]int64, len(rows))
+	}
+	for i, r := range rows {
+		accounts[i], days[i], models[i], keys[i] = r.account, r.day, r.model, r.key
+		for j, v := range [...]int64{r.requests, r.errors, r.prompt, r.completion, r.total, r.cost} {
+			sums[j][i] = v
+		}
+	}
+	_, err := tx.Exec(ctx, dailyFromArrays, accounts, days, models, keys,
+		sums[0], sums[1], sums[2], sums[3], sums[4], sums[5])
+	if err != nil {
+		return fmt.Errorf("update daily usage: %w", err)
+	}
+	return nil
+}
+
+// stageUsage is the slow path of writeUsageCopy: in one transaction, it
+// copies recs into the staging table and moves them with usageFromStage.
+func stageUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) (int, error) {
+	var n int
+	err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, usageStage); err != nil {
+			return fmt.Errorf("create staging table: %w", err)
+		}
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"pg_temp", "usage_stage"}, usageColumnNames,
+			pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) { return usageArgs(recs[i]), nil }))
+		if err != nil {
+			return fmt.Errorf("copy records: %w", err)
+		}
+		if err := tx.QueryRow(ctx, usageFromStage).Scan(&n); err != nil {
+			return fmt.Errorf("insert records: %w", err)
+		}
+		return nil
 	})
 	return n, err
 }

@@ -1,0 +1,105 @@
+package store_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/switchyard-gw/switchyard/internal/meter"
+	"github.com/switchyard-gw/switchyard/internal/store"
+	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+)
+
+// TestWriteUsageCopyPaths drives the PostgreSQL writer through both of
+// its paths: a batch of new records is copied straight into the ledger;
+// a batch holding stored IDs (here with other values than stored, as a
+// changed record would have) takes the staging path, stores exactly the
+// new ones and rolls up exactly those.
+func TestWriteUsageCopyPaths(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, storetest.PostgresURL(t))
+	models, days := []string{"gpt-4o", "claude"}, []string{"1969-12-31", "2026-05-01", "2026-05-02"}
+	all := make([]meter.Record, 900)
+	for n := range all {
+		all[n] = usageRecord(n, "acct_a", fmt.Sprintf("key_%d", n%3), models[n%2], days[n%3], []int{200, 429, 500, 499}[n%4])
+	}
+	changed := func(recs []meter.Record) []meter.Record {
+		out := make([]meter.Record, len(recs))
+		for i, r := range recs {
+			r.PromptTokens, r.TotalTokens, r.Cost, r.Model = 1e6, 1e6, 1e9, "changed"
+			out[i] = r
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		batch  []meter.Record
+		want   int
+		staged int64 // batches that took the staging path so far
+	}{
+		{"new", all[:300], 300, 0},
+		{"new again, after the first", all[300:600], 300, 0},
+		{"stored ones changed, among new ones", slices.Concat(changed(all[250:350]), all[600:700]), 100, 1},
+		{"new ones, then a stored one last", slices.Concat(all[700:800], changed(all[599:600])), 100, 2},
+		{"only stored ones", changed(all[:800]), 0, 3},
+		{"the rest", all[800:], 100, 3},
+	}
+	for _, tt := range tests {
+		if n, err := s.WriteUsage(ctx, tt.batch); err != nil || n != tt.want {
+			t.Errorf("%s: WriteUsage = %d, %v; want %d", tt.name, n, err, tt.want)
+		}
+		if got := store.UsageStagedForTest(s); got != tt.staged {
+			t.Errorf("%s: %d batches staged so far, want %d", tt.name, got, tt.staged)
+		}
+	}
+	if n, err := s.CountUsage(ctx, "acct_a"); err != nil || n != int64(len(all)) {
+		t.Errorf("CountUsage = %d, %v; want %d", n, err, len(all))
+	}
+	got, err := s.ListUsage(ctx, "acct_a", len(all))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(all)
+	slices.SortFunc(want, func(a, b meter.Record) int { // newest first, as ListUsage
+		return cmp.Or(b.Time.Compare(a.Time), strings.Compare(b.ID, a.ID))
+	})
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("stored records (-want +got):\n%s", diff)
+	}
+	for _, by := range []string{"day", "model", "key"} {
+		want := expectedSummary(all, "acct_a", by)
+		if diff := gocmp.Diff(want, summary(t, s, store.UsageQuery{AccountID: "acct_a", By: by})); diff != "" {
+			t.Errorf("rollup by %s (-want +got):\n%s", by, diff)
+		}
+	}
+}
+
+// TestWriteUsageCopyRefused checks that a batch the database refuses for
+// another reason than a stored ID (a NUL byte, which no PostgreSQL text
+// holds) fails as a whole, stores nothing and is not retried through the
+// staging path, which would only fail again.
+func TestWriteUsageCopyRefused(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, storetest.PostgresURL(t))
+	batch := []meter.Record{
+		usageRecord(1, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200),
+		usageRecord(2, "acct_a", "key_1", "gpt-4o\x00", "2026-05-01", 200),
+	}
+	if n, err := s.WriteUsage(ctx, batch); err == nil || n != 0 {
+		t.Errorf("WriteUsage with a NUL byte = %d, %v; want an error", n, err)
+	}
+	if got := store.UsageStagedForTest(s); got != 0 {
+		t.Errorf("%d batches staged, want 0", got)
+	}
+	if n, err := s.CountUsage(ctx, ""); err != nil || n != 0 {
+		t.Errorf("CountUsage = %d, %v; want 0", n, err)
+	}
+	if rows := summary(t, s, store.UsageQuery{AccountID: "acct_a", By: "day"}); len(rows) != 0 {
+		t.Errorf("rollup = %v, want none", rows)
+	}
+}
