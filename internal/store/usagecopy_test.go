@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
 
@@ -101,5 +103,83 @@ func TestWriteUsageCopyRefused(t *testing.T) {
 	}
 	if rows := summary(t, s, store.UsageQuery{AccountID: "acct_a", By: "day"}); len(rows) != 0 {
 		t.Errorf("rollup = %v, want none", rows)
+	}
+}
+
+// TestWriteUsageCopyValues writes records with each integer at its
+// column's limits, empty and multi-byte strings, a time before 1970 and
+// every flag set, each in an account of its own (no rollup row adds two
+// of them): the ledger gives back each record as written, which the
+// binary COPY encoding must preserve field by field.
+func TestWriteUsageCopyValues(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, storetest.PostgresURL(t))
+	base := usageRecord(1, "", "key_1", "gpt-4o", "2026-05-01", 200)
+	edit := []func(r *meter.Record){
+		func(r *meter.Record) {
+			r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens = math.MaxInt64, 0, math.MaxInt64, math.MaxInt64
+			r.InputPrice, r.OutputPrice, r.CachedPrice, r.Cost = math.MaxInt64, math.MaxInt64, math.MaxInt64, math.MaxInt64
+			r.Status, r.Attempts = math.MaxInt32, math.MaxInt32
+			r.Latency, r.TTFT = time.Duration(math.MaxInt64/1000*1000), time.Duration(math.MaxInt64/1000*1000)
+		},
+		func(r *meter.Record) {
+			r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens = math.MinInt64, -1, math.MinInt64, -1
+			r.InputPrice, r.OutputPrice, r.CachedPrice, r.Cost = math.MinInt64, -1, -1, math.MinInt64
+			r.Status, r.Attempts = math.MinInt32, -1
+			r.Latency, r.TTFT = -time.Microsecond, time.Duration(math.MinInt64/1000*1000)
+			r.Time = time.UnixMilli(-86_400_000*365 - 1).UTC()
+		},
+		func(r *meter.Record) {
+			r.RequestID, r.KeyID, r.Endpoint, r.Provider, r.UpstreamModel, r.PriceVersion = "", "", "", "", "", ""
+			r.ErrorType, r.RequestedModel, r.Deployment = "", "", ""
+			r.Estimated, r.Streamed, r.Cancelled = true, true, true
+		},
+		func(r *meter.Record) {
+			r.Model, r.RequestedModel, r.ErrorType = "模型-ü-🙂", "a\tb\nc\\d", "€"
+			r.RequestID = strings.Repeat("r", 70_000) // longer than one CopyData message
+		},
+	}
+	var recs []meter.Record
+	for i, f := range edit {
+		r := base
+		r.ID, r.AccountID = fmt.Sprintf("rec_edge_%d", i), fmt.Sprintf("acct_edge_%d", i)
+		f(&r)
+		recs = append(recs, r)
+	}
+	if n, err := s.WriteUsage(ctx, recs); err != nil || n != len(recs) {
+		t.Fatalf("WriteUsage = %d, %v; want %d", n, err, len(recs))
+	}
+	for _, want := range recs {
+		got, err := s.ListUsage(ctx, want.AccountID, 2)
+		if err != nil || len(got) != 1 {
+			t.Errorf("ListUsage(%s) = %d records, %v; want 1", want.AccountID, len(got), err)
+			continue
+		}
+		if diff := gocmp.Diff(want, got[0]); diff != "" {
+			t.Errorf("record %s as stored (-want +got):\n%s", want.ID, diff)
+		}
+	}
+}
+
+// TestWriteUsageCopyOutOfRange checks that a status or attempt count
+// beyond PostgreSQL's INTEGER fails the batch, stores nothing of it, and
+// is not stored truncated.
+func TestWriteUsageCopyOutOfRange(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, storetest.PostgresURL(t))
+	for _, f := range []func(r *meter.Record){
+		func(r *meter.Record) { r.Status = math.MaxInt32 + 1 },
+		func(r *meter.Record) { r.Status = math.MinInt32 - 1 },
+		func(r *meter.Record) { r.Attempts = 1 << 32 },
+	} {
+		bad := usageRecord(2, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200)
+		f(&bad)
+		batch := []meter.Record{usageRecord(1, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200), bad}
+		if n, err := s.WriteUsage(ctx, batch); err == nil || n != 0 {
+			t.Errorf("WriteUsage(status %d, attempts %d) = %d, %v; want an error", bad.Status, bad.Attempts, n, err)
+		}
+	}
+	if n, err := s.CountUsage(ctx, ""); err != nil || n != 0 {
+		t.Errorf("CountUsage = %d, %v; want 0", n, err)
 	}
 }
