@@ -175,10 +175,15 @@ func copyRecords(ctx context.Context, tx pgx.Tx, table string, recs []*meter.Rec
 		}
 	}
 	b = binary.BigEndian.AppendUint16(b, 0xffff) // the trailer: a field count of -1
-	_, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(b),
+	tag, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(b),
 		`COPY `+table+` (`+usageColumns+`) FROM STDIN (FORMAT binary)`)
 	if err != nil {
 		return fmt.Errorf("copy records: %w", err)
+	}
+	// The fast path rolls up every record it copied: a row the server
+	// did not store (a trigger could skip one) must fail the batch.
+	if tag.RowsAffected() != int64(len(recs)) {
+		return fmt.Errorf("copy records: %d of %d rows stored", tag.RowsAffected(), len(recs))
 	}
 	return nil
 }

@@ -183,3 +183,33 @@ func TestWriteUsageCopyOutOfRange(t *testing.T) {
 		t.Errorf("CountUsage = %d, %v; want 0", n, err)
 	}
 }
+
+// TestWriteUsageCopySkippedRow checks that a batch of which the server
+// stores fewer rows than sent (here a trigger skips one) fails whole
+// instead of rolling up a record the ledger does not hold.
+func TestWriteUsageCopySkippedRow(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, storetest.PostgresURL(t))
+	for _, q := range []string{
+		`CREATE FUNCTION skip_usage() RETURNS trigger LANGUAGE plpgsql AS
+			$$ BEGIN IF NEW.id = 'rec_000002' THEN RETURN NULL; END IF; RETURN NEW; END $$`,
+		`CREATE TRIGGER skip_usage BEFORE INSERT ON usage_records FOR EACH ROW EXECUTE FUNCTION skip_usage()`,
+	} {
+		if _, err := store.ExecForTest(ctx, s, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := []meter.Record{
+		usageRecord(1, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200),
+		usageRecord(2, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200),
+	}
+	if n, err := s.WriteUsage(ctx, batch); err == nil {
+		t.Errorf("WriteUsage with a row skipped = %d, nil; want an error", n)
+	}
+	if n, err := s.CountUsage(ctx, ""); err != nil || n != 0 {
+		t.Errorf("CountUsage = %d, %v; want 0", n, err)
+	}
+	if rows := summary(t, s, store.UsageQuery{AccountID: "acct_a", By: "day"}); len(rows) != 0 {
+		t.Errorf("rollup = %v, want none", rows)
+	}
+}
