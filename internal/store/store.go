@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -55,6 +56,8 @@ type Store struct {
 
 	stmtMu     sync.Mutex
 	usageStmts map[int]*sql.Stmt // by rows; guarded by stmtMu: see usageInsert
+
+	usageStaged atomic.Int64 // PostgreSQL batches that met a stored ID: see writeUsageCopy
 }
 
 // Open connects to the database named by url: a postgres:// URL, or else a

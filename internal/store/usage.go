@@ -69,11 +69,6 @@ func uniqueByID(recs []meter.Record) []*meter.Record {
 	return slices.CompactFunc(out, func(a, b *meter.Record) bool { return a.ID == b.ID })
 }
 
-// usageArgs returns r's values in usageColumns order.
-func usageArgs(r *meter.Record) []any {
-	return appendUsageArgs(make([]any, 0, len(usageColumnNames)), r)
-}
-
 // appendUsageArgs appends r's values in usageColumns order to args.
 func appendUsageArgs(args []any, r *meter.Record) []any {
 	return append(args, r.ID, r.RequestID, millis(r.Time), r.AccountID, r.KeyID, r.Endpoint, r.Model,

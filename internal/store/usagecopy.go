@@ -1,20 +1,25 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/switchyard-gw/switchyard/internal/meter"
 )
 
 // usageStage is the per-connection staging table of the PostgreSQL
-// writer: created once per connection, emptied by every commit. It has
-// no index and writes no WAL, so COPY into it costs little more than the
-// bytes on the wire.
+// writer's slow path: created once per connection, emptied by every
+// commit. It has no index and writes no WAL, so COPY into it costs little
+// more than the bytes on the wire.
 const usageStage = `CREATE TEMP TABLE IF NOT EXISTS usage_stage
 	(LIKE usage_records INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`
 
@@ -23,11 +28,12 @@ const usageStage = `CREATE TEMP TABLE IF NOT EXISTS usage_stage
 // it returns how many were inserted. The rollup's day is the UTC day of
 // created_at (Unix milliseconds, floored to whole days), as rollup
 // computes it, formatted after grouping and independent of the session's
-// time zone. Rows are taken in ID order and rollup rows in key order, the
-// lock order of WriteUsage.
+// time zone. Rows are taken in ID order by bytes (COLLATE "C", the order
+// of uniqueByID and so of the fast path's COPY) and rollup rows in key
+// order, the lock order of WriteUsage.
 const usageFromStage = `WITH ins AS (
 	INSERT INTO usage_records (` + usageColumns + `)
-	SELECT ` + usageColumns + ` FROM pg_temp.usage_stage ORDER BY id
+	SELECT ` + usageColumns + ` FROM pg_temp.usage_stage ORDER BY id COLLATE "C"
 	ON CONFLICT (id) DO NOTHING
 	RETURNING account_id, created_at, model, key_id, status,
 		prompt_tokens, completion_tokens, total_tokens, cost
@@ -47,12 +53,28 @@ const usageFromStage = `WITH ins AS (
 )
 SELECT count(*) FROM ins`
 
-// usageColumnNames is usageColumns as a list, for COPY.
+// dailyFromArrays adds the rollup rows given as ten parallel arrays to
+// usage_daily in key order, as usageFromStage does: one statement text
+// whatever the number of rows, so that it is prepared once per connection.
+const dailyFromArrays = `INSERT INTO usage_daily (account_id, day, model, key_id,
+		requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+		$5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
+		AS u(account_id, day, model, key_id, requests, errors, prompt, completion, total, cost)
+	ORDER BY account_id, day, model, key_id
+` + dailyAdd
+
+// usageColumnNames is usageColumns as a list.
 var usageColumnNames = strings.Split(strings.Join(strings.Fields(usageColumns), ""), ",")
 
-// writeUsageCopy is WriteUsage on PostgreSQL: in one transaction on one
-// pgx connection, it copies recs (unique IDs) into the staging table and
-// moves them with usageFromStage.
+// writeUsageCopy is WriteUsage on PostgreSQL, on one pgx connection.
+// Records are almost never stored already (only when a journal segment is
+// replayed after a crash, or a batch is retried after a commit whose
+// answer was lost), so it first copies recs (unique IDs, sorted) straight
+// into the ledger and adds all of them to the rollup, in one transaction.
+// A stored ID fails that COPY with a unique violation; the transaction is
+// then rolled back and the batch takes the slow path, which skips the
+// stored IDs (stageUsage).
 func (s *Store) writeUsageCopy(ctx context.Context, recs []*meter.Record) (int, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -65,20 +87,173 @@ func (s *Store) writeUsageCopy(ctx context.Context, recs []*meter.Record) (int, 
 		if !ok {
 			return fmt.Errorf("driver connection is a %T, not pgx", dc)
 		}
-		return pgx.BeginFunc(ctx, c.Conn(), func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, usageStage); err != nil {
-				return fmt.Errorf("create staging table: %w", err)
-			}
-			_, err := tx.CopyFrom(ctx, pgx.Identifier{"pg_temp", "usage_stage"}, usageColumnNames,
-				pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) { return usageArgs(recs[i]), nil }))
-			if err != nil {
-				return fmt.Errorf("copy records: %w", err)
-			}
-			if err := tx.QueryRow(ctx, usageFromStage).Scan(&n); err != nil {
-				return fmt.Errorf("insert records: %w", err)
-			}
+		err := copyUsage(ctx, c.Conn(), recs)
+		if err == nil {
+			n = len(recs)
 			return nil
-		})
+		}
+		if !isStoredRecord(err) {
+			return err
+		}
+		s.usageStaged.Add(1)
+		n, err = stageUsage(ctx, c.Conn(), recs)
+		return err
 	})
 	return n, err
+}
+
+// copyUsage copies recs into usage_records and adds them to the rollup,
+// in one transaction.
+func copyUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) error {
+	return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		if err := copyRecords(ctx, tx, "usage_records", recs); err != nil {
+			return err
+		}
+		return addDaily(ctx, tx, rollup(recs))
+	})
+}
+
+// isStoredRecord reports whether err is the unique violation of a record
+// whose ID is stored already.
+func isStoredRecord(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "usage_records"
+}
+
+// addDaily adds rows (in key order) to usage_daily.
+func addDaily(ctx context.Context, tx pgx.Tx, rows []dailyRow) error {
+	accounts, days, models, keys := make([]string, len(rows)), make([]string, len(rows)),
+		make([]string, len(rows)), make([]string, len(rows))
+	var sums [6][]int64
+	for i := range sums {
+		sums[i] = make([]int64, len(rows))
+	}
+	for i, r := range rows {
+		accounts[i], days[i], models[i], keys[i] = r.account, r.day, r.model, r.key
+		for j, v := range [...]int64{r.requests, r.errors, r.prompt, r.completion, r.total, r.cost} {
+			sums[j][i] = v
+		}
+	}
+	_, err := tx.Exec(ctx, dailyFromArrays, accounts, days, models, keys,
+		sums[0], sums[1], sums[2], sums[3], sums[4], sums[5])
+	if err != nil {
+		return fmt.Errorf("update daily usage: %w", err)
+	}
+	return nil
+}
+
+// stageUsage is the slow path of writeUsageCopy: in one transaction, it
+// copies recs into the staging table and moves them with usageFromStage.
+func stageUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) (int, error) {
+	var n int
+	err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, usageStage); err != nil {
+			return fmt.Errorf("create staging table: %w", err)
+		}
+		if err := copyRecords(ctx, tx, "pg_temp.usage_stage", recs); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, usageFromStage).Scan(&n); err != nil {
+			return fmt.Errorf("insert records: %w", err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// copyRecords copies recs into table (usage_records or the staging
+// table, which has its columns) in PostgreSQL's binary COPY format,
+// encoded here in one buffer: pgx's CopyFrom boxes every value and looks
+// up its encoder, which made the COPY half of the writer's own CPU.
+func copyRecords(ctx context.Context, tx pgx.Tx, table string, recs []*meter.Record) error {
+	b := make([]byte, 0, len(copyHeader)+len(recs)*usageRowSize+2)
+	b = append(b, copyHeader...)
+	for _, r := range recs {
+		var err error
+		if b, err = appendUsageRow(b, r); err != nil {
+			return fmt.Errorf("copy records: record %s: %w", r.ID, err)
+		}
+	}
+	b = binary.BigEndian.AppendUint16(b, 0xffff) // the trailer: a field count of -1
+	tag, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(b),
+		`COPY `+table+` (`+usageColumns+`) FROM STDIN (FORMAT binary)`)
+	if err != nil {
+		return fmt.Errorf("copy records: %w", err)
+	}
+	// The fast path rolls up every record it copied: a row the server
+	// did not store (a trigger could skip one) must fail the batch.
+	if tag.RowsAffected() != int64(len(recs)) {
+		return fmt.Errorf("copy records: %d of %d rows stored", tag.RowsAffected(), len(recs))
+	}
+	return nil
+}
+
+// copyHeader starts the binary COPY format: its signature, a flags field
+// without OIDs and an empty header extension.
+const copyHeader = "PGCOPY\n\xff\r\n\x00" + "\x00\x00\x00\x00" + "\x00\x00\x00\x00"
+
+// usageRowSize is a typical row's size in the binary COPY format, to size
+// the buffer: 2 bytes of field count, 4 of length for each of the 28
+// fields, 8 for each of 15 integers, and the strings.
+const usageRowSize = 2 + 28*4 + 15*8 + 160
+
+// appendUsageRow appends r as one row of the binary COPY format, its
+// fields in usageColumns order and each in its column's type: text as its
+// bytes, BIGINT in 8 bytes and INTEGER in 4, big-endian, BOOLEAN in one.
+// The server checks the text's encoding as it would any parameter's.
+func appendUsageRow(b []byte, r *meter.Record) ([]byte, error) {
+	status, ok1 := int32Of(r.Status)
+	attempts, ok2 := int32Of(r.Attempts)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("status %d or attempts %d out of INTEGER range", r.Status, r.Attempts)
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(usageColumnNames)))
+	b = appendText(b, r.ID)
+	b = appendText(b, r.RequestID)
+	b = appendBigint(b, millis(r.Time))
+	for _, v := range [...]string{r.AccountID, r.KeyID, r.Endpoint, r.Model, r.Provider, r.UpstreamModel} {
+		b = appendText(b, v)
+	}
+	for _, v := range [...]int64{r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens} {
+		b = appendBigint(b, v)
+	}
+	b = appendBool(b, r.Estimated)
+	b = appendBigint(b, r.InputPrice)
+	b = appendBigint(b, r.OutputPrice)
+	b = appendText(b, r.PriceVersion)
+	b = appendBigint(b, int64(r.Cost))
+	b = appendBigint(b, r.Latency.Microseconds())
+	b = appendBigint(b, r.TTFT.Microseconds())
+	b = appendInteger(b, status)
+	b = appendText(b, r.ErrorType)
+	b = appendBool(b, r.Streamed)
+	b = appendBool(b, r.Cancelled)
+	b = appendBigint(b, r.CachedPrice)
+	b = appendText(b, r.RequestedModel)
+	b = appendText(b, r.Deployment)
+	return appendInteger(b, attempts), nil
+}
+
+func int32Of(v int) (int32, bool) { return int32(v), v >= math.MinInt32 && v <= math.MaxInt32 }
+
+func appendText(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...)
+}
+
+func appendBigint(b []byte, v int64) []byte {
+	b = binary.BigEndian.AppendUint32(b, 8)
+	return binary.BigEndian.AppendUint64(b, uint64(v))
+}
+
+func appendInteger(b []byte, v int32) []byte {
+	b = binary.BigEndian.AppendUint32(b, 4)
+	return binary.BigEndian.AppendUint32(b, uint32(v))
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 0, 0, 0, 1, 1)
+	}
+	return append(b, 0, 0, 0, 1, 0)
 }
