@@ -1,12 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -106,7 +103,7 @@ func (s *Store) writeUsageCopy(ctx context.Context, recs []*meter.Record) (int, 
 // in one transaction.
 func copyUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) error {
 	return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-		if err := copyRecords(ctx, tx, "usage_records", recs); err != nil {
+		if err := copyRecords(ctx, tx, pgx.Identifier{"usage_records"}, recs); err != nil {
 			return err
 		}
 		return addDaily(ctx, tx, rollup(recs))
@@ -150,7 +147,7 @@ func stageUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) (int, er
 		if _, err := tx.Exec(ctx, usageStage); err != nil {
 			return fmt.Errorf("create staging table: %w", err)
 		}
-		if err := copyRecords(ctx, tx, "pg_temp.usage_stage", recs); err != nil {
+		if err := copyRecords(ctx, tx, pgx.Identifier{"pg_temp", "usage_stage"}, recs); err != nil {
 			return err
 		}
 		if err := tx.QueryRow(ctx, usageFromStage).Scan(&n); err != nil {
@@ -162,98 +159,26 @@ func stageUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) (int, er
 }
 
 // copyRecords copies recs into table (usage_records or the staging
-// table, which has its columns) in PostgreSQL's binary COPY format,
-// encoded here in one buffer: pgx's CopyFrom boxes every value and looks
-// up its encoder, which made the COPY half of the writer's own CPU.
-func copyRecords(ctx context.Context, tx pgx.Tx, table string, recs []*meter.Record) error {
-	b := make([]byte, 0, len(copyHeader)+len(recs)*usageRowSize+2)
-	b = append(b, copyHeader...)
-	for _, r := range recs {
-		var err error
-		if b, err = appendUsageRow(b, r); err != nil {
-			return fmt.Errorf("copy records: record %s: %w", r.ID, err)
+// table, which has its columns) with pgx's binary COPY, one row slice
+// reused for every record: pgx encodes a row before it asks for the next.
+func copyRecords(ctx context.Context, tx pgx.Tx, table pgx.Identifier, recs []*meter.Record) error {
+	row := make([]any, 0, len(usageColumnNames))
+	i := 0
+	n, err := tx.CopyFrom(ctx, table, usageColumnNames, pgx.CopyFromFunc(func() ([]any, error) {
+		if i == len(recs) {
+			return nil, nil
 		}
-	}
-	b = binary.BigEndian.AppendUint16(b, 0xffff) // the trailer: a field count of -1
-	tag, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(b),
-		`COPY `+table+` (`+usageColumns+`) FROM STDIN (FORMAT binary)`)
+		row = appendUsageArgs(row[:0], recs[i])
+		i++
+		return row, nil
+	}))
 	if err != nil {
 		return fmt.Errorf("copy records: %w", err)
 	}
 	// The fast path rolls up every record it copied: a row the server
 	// did not store (a trigger could skip one) must fail the batch.
-	if tag.RowsAffected() != int64(len(recs)) {
-		return fmt.Errorf("copy records: %d of %d rows stored", tag.RowsAffected(), len(recs))
+	if n != int64(len(recs)) {
+		return fmt.Errorf("copy records: %d of %d rows stored", n, len(recs))
 	}
 	return nil
-}
-
-// copyHeader starts the binary COPY format: its signature, a flags field
-// without OIDs and an empty header extension.
-const copyHeader = "PGCOPY\n\xff\r\n\x00" + "\x00\x00\x00\x00" + "\x00\x00\x00\x00"
-
-// usageRowSize is a typical row's size in the binary COPY format, to size
-// the buffer: 2 bytes of field count, 4 of length for each of the 28
-// fields, 8 for each of 15 integers, and the strings.
-const usageRowSize = 2 + 28*4 + 15*8 + 160
-
-// appendUsageRow appends r as one row of the binary COPY format, its
-// fields in usageColumns order and each in its column's type: text as its
-// bytes, BIGINT in 8 bytes and INTEGER in 4, big-endian, BOOLEAN in one.
-// The server checks the text's encoding as it would any parameter's.
-func appendUsageRow(b []byte, r *meter.Record) ([]byte, error) {
-	status, ok1 := int32Of(r.Status)
-	attempts, ok2 := int32Of(r.Attempts)
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("status %d or attempts %d out of INTEGER range", r.Status, r.Attempts)
-	}
-	b = binary.BigEndian.AppendUint16(b, uint16(len(usageColumnNames)))
-	b = appendText(b, r.ID)
-	b = appendText(b, r.RequestID)
-	b = appendBigint(b, millis(r.Time))
-	for _, v := range [...]string{r.AccountID, r.KeyID, r.Endpoint, r.Model, r.Provider, r.UpstreamModel} {
-		b = appendText(b, v)
-	}
-	for _, v := range [...]int64{r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens} {
-		b = appendBigint(b, v)
-	}
-	b = appendBool(b, r.Estimated)
-	b = appendBigint(b, r.InputPrice)
-	b = appendBigint(b, r.OutputPrice)
-	b = appendText(b, r.PriceVersion)
-	b = appendBigint(b, int64(r.Cost))
-	b = appendBigint(b, r.Latency.Microseconds())
-	b = appendBigint(b, r.TTFT.Microseconds())
-	b = appendInteger(b, status)
-	b = appendText(b, r.ErrorType)
-	b = appendBool(b, r.Streamed)
-	b = appendBool(b, r.Cancelled)
-	b = appendBigint(b, r.CachedPrice)
-	b = appendText(b, r.RequestedModel)
-	b = appendText(b, r.Deployment)
-	return appendInteger(b, attempts), nil
-}
-
-func int32Of(v int) (int32, bool) { return int32(v), v >= math.MinInt32 && v <= math.MaxInt32 }
-
-func appendText(b []byte, s string) []byte {
-	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
-	return append(b, s...)
-}
-
-func appendBigint(b []byte, v int64) []byte {
-	b = binary.BigEndian.AppendUint32(b, 8)
-	return binary.BigEndian.AppendUint64(b, uint64(v))
-}
-
-func appendInteger(b []byte, v int32) []byte {
-	b = binary.BigEndian.AppendUint32(b, 4)
-	return binary.BigEndian.AppendUint32(b, uint32(v))
-}
-
-func appendBool(b []byte, v bool) []byte {
-	if v {
-		return append(b, 0, 0, 0, 1, 1)
-	}
-	return append(b, 0, 0, 0, 1, 0)
 }
