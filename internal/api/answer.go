@@ -120,21 +120,16 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	defer a.out.flush() // the end: [DONE], an error event
 	for {
 		chunk, err := st.Next()
-		// At the end, what is held goes out first: recording the usage
-		// may wait too (on Redis). A held flush that failed, in the wait
-		// hook or here, is the client gone, and err, if the hook's, is
-		// only its echo.
-		if err != nil && a.out.flush() != nil {
-			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		if errors.Is(err, io.EOF) && sw.Err() == nil {
+			a.streamDone(sw, end)
 			return
 		}
-		if errors.Is(err, io.EOF) {
-			end(gateway.Outcome{Status: http.StatusOK})
-			if !sw.Started() {
-				w.WriteHeader(http.StatusOK)
-			}
-			a.out.refresh()
-			a.d().done(sw)
+		// A failure: what is held goes out first, before the error event
+		// and the record. A held flush that failed, in the wait hook or
+		// here, is the client gone, and err, if the hook's, is only its
+		// echo.
+		if err != nil && a.out.flush() != nil {
+			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 			return
 		}
 		if err != nil {
@@ -148,6 +143,23 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 			return
 		}
 	}
+}
+
+// streamDone ends a stream that completed. The usage is recorded before
+// the client can see the end ([DONE], message_stop), and the events still
+// held (those of the upstream's last read: the finish chunk, often) go out
+// with it in one flush rather than in one flush each side of the record:
+// recording waits on nothing (the meter queues the record and journals it
+// to a local file; the limits settle after the stream), and the upstream
+// has nothing more to send. A final flush that fails comes too late to
+// change the record: the answer was complete.
+func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
+	end(gateway.Outcome{Status: http.StatusOK})
+	if !sw.Started() {
+		a.w.WriteHeader(http.StatusOK)
+	}
+	a.out.refresh()
+	a.d().done(sw)
 }
 
 // streamFailed ends a stream that failed: with an HTTP error before its

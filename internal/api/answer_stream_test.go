@@ -22,27 +22,42 @@ import (
 // such as the mock's). It starts with its first read done, as the
 // gateway's attempt hands a stream over.
 type reads struct {
-	wait   func() error
-	cur    []int   // what is left of the last read
-	left   [][]int // the reads to come
+	wait func() error
+	cur  []int   // what is left of the last read
+	left [][]int // the reads to come
+	// endInRead: the last read ends the stream (it holds the upstream's
+	// [DONE]), so no wait comes before io.EOF.
+	endInRead bool
+	// ending, if set, runs before io.EOF is returned.
+	ending func()
 	closed bool
 }
 
 func (s *reads) Next() ([]byte, error) {
 	for len(s.cur) == 0 {
+		if s.endInRead && len(s.left) == 0 {
+			return nil, s.end()
+		}
 		if s.wait != nil {
 			if err := s.wait(); err != nil {
 				return nil, &provider.Error{Provider: "up", Kind: provider.KindCanceled, Err: err}
 			}
 		}
 		if len(s.left) == 0 {
-			return nil, io.EOF
+			return nil, s.end()
 		}
 		s.cur, s.left = s.left[0], s.left[1:]
 	}
 	n := s.cur[0]
 	s.cur = s.cur[1:]
 	return []byte(`{"type":"t","n":` + strconv.Itoa(n) + `}`), nil
+}
+
+func (s *reads) end() error {
+	if s.ending != nil {
+		s.ending()
+	}
+	return io.EOF
 }
 
 func (s *reads) Usage() provider.Usage { return provider.Usage{} }
@@ -85,17 +100,24 @@ func newStreamAnswer(w http.ResponseWriter, d dialect) *answer {
 // upstream's body is read through the wait hook, those of its first read
 // (done before the stream reached the writer) included; every event of a
 // stream that runs no hook is flushed on its own, even after an attempt
-// that ran it and failed. Every dialect relays through Stream.
+// that ran it and failed. When the upstream's last read ends the stream,
+// its events go out with [DONE] in one flush, after the record (atEnd:
+// what was flushed when the usage was recorded). Every dialect relays
+// through Stream.
 func TestStreamFlushPerRead(t *testing.T) {
 	tests := []struct {
-		name    string
-		hooked  bool
-		dialect dialect
-		want    [][]int
+		name      string
+		hooked    bool
+		endInRead bool
+		dialect   dialect
+		want      [][]int
+		atEnd     [][]int
 	}{
-		{"chat", true, nil, [][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}},
-		{"messages", true, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
-		{"no hook", false, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}, {-1}}},
+		{"chat", true, false, nil, [][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
+		{"chat, end in the last read", true, true, nil, [][]int{{1, 2}, {3, 4, 5}, {6, -1}}, [][]int{{1, 2}, {3, 4, 5}}},
+		{"messages", true, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
+		{"messages, end in the last read", true, true, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}, [][]int{{1, 2}, {3, 4, 5}}},
+		{"no hook", false, false, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}, {-1}}, [][]int{{1}, {2}, {3}, {4}, {5}, {6}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +128,7 @@ func TestStreamFlushPerRead(t *testing.T) {
 			a.Reading(true)
 			a.Wait()
 			a.Reading(false)
-			st := &reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}}
+			st := &reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}, endInRead: tt.endInRead}
 			if tt.hooked {
 				// This attempt's first read, before the stream reaches
 				// the writer.
@@ -114,9 +136,13 @@ func TestStreamFlushPerRead(t *testing.T) {
 				st.wait = a.Wait
 			}
 			var out gateway.Outcome
-			a.Stream(st, func(o gateway.Outcome) { out = o })
+			var atEnd [][]int
+			a.Stream(st, func(o gateway.Outcome) { out, atEnd = o, append([][]int(nil), f.got...) })
 			if diff := cmp.Diff(tt.want, f.got); diff != "" {
 				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.atEnd, atEnd); diff != "" {
+				t.Errorf("events flushed when the usage was recorded mismatch (-want +got):\n%s", diff)
 			}
 			if out != (gateway.Outcome{Status: http.StatusOK}) || !st.closed {
 				t.Errorf("outcome %+v, closed %v", out, st.closed)
@@ -125,31 +151,56 @@ func TestStreamFlushPerRead(t *testing.T) {
 	}
 }
 
-// A held flush that fails in the wait hook ends the request as a failed
-// write does: the client went away (499, cancelled), no error event, no
-// further read, the stream closed.
+// A held flush that fails ends the request as a failed write does: the
+// client went away (499, cancelled), no error event, no [DONE], no
+// further read, the stream closed. It may fail in the wait hook, or just
+// before the end of the stream (its body closed: Reading(false)), when
+// the stream must not be recorded as complete.
 func TestStreamHeldFlushFails(t *testing.T) {
-	f := &flushes{ResponseRecorder: httptest.NewRecorder()}
-	a := newStreamAnswer(f, nil)
-	st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
-	a.Reading(true)
-	st.wait = func() error {
-		if len(st.left) == 1 { // events 2 and 3 are held
-			f.fail = errors.New("client gone")
-		}
-		return a.Wait()
+	gone := errors.New("client gone")
+	tests := []struct {
+		name     string
+		st       func(a *answer, f *flushes) *reads
+		wantLeft int // reads not done
+	}{
+		{"in the wait hook", func(a *answer, f *flushes) *reads {
+			st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
+			st.wait = func() error {
+				if len(st.left) == 1 { // events 2 and 3 are held
+					f.fail = gone
+				}
+				return a.Wait()
+			}
+			return st
+		}, 1},
+		{"before the end", func(a *answer, f *flushes) *reads {
+			st := &reads{cur: []int{1}, left: [][]int{{2, 3}}, endInRead: true, wait: a.Wait}
+			st.ending = func() {
+				f.fail = gone
+				a.Reading(false)
+			}
+			return st
+		}, 0},
 	}
-	var out gateway.Outcome
-	ends := 0
-	a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
-	want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
-	if out != want || ends != 1 {
-		t.Errorf("outcome %+v (%d records), want %+v", out, ends, want)
-	}
-	if len(st.left) != 1 || !st.closed {
-		t.Errorf("after the failed flush: %d reads left, want 1 (no read); closed %v", len(st.left), st.closed)
-	}
-	if got := f.Body.String(); regexp.MustCompile(`error|\[DONE\]`).MatchString(got) {
-		t.Errorf("wrote %q after the client went away", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &flushes{ResponseRecorder: httptest.NewRecorder()}
+			a := newStreamAnswer(f, nil)
+			a.Reading(true)
+			st := tt.st(a, f)
+			var out gateway.Outcome
+			ends := 0
+			a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
+			want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
+			if out != want || ends != 1 {
+				t.Errorf("outcome %+v (%d records), want %+v", out, ends, want)
+			}
+			if len(st.left) != tt.wantLeft || !st.closed {
+				t.Errorf("after the failed flush: %d reads left, want %d; closed %v", len(st.left), tt.wantLeft, st.closed)
+			}
+			if got := f.Body.String(); regexp.MustCompile(`error|\[DONE\]`).MatchString(got) {
+				t.Errorf("wrote %q after the client went away", got)
+			}
+		})
 	}
 }

@@ -112,6 +112,10 @@ func (w *Writer) Hold(on bool) { w.hold = on }
 // Pending reports whether events written wait for Flush.
 func (w *Writer) Pending() bool { return w.pending }
 
+// Err returns the error of the write or flush that failed, if one has:
+// the client has gone.
+func (w *Writer) Err() error { return w.err }
+
 // Flush flushes the events written since the last flush; with none, it
 // does nothing. After a write or flush has failed, Flush, and every
 // event written, returns that error.
