@@ -27,10 +27,17 @@ func (r *Reader) readLine() ([]byte, error) {
 			return nil, ErrTooLarge
 		}
 		scanned = len(buf)
-		if scanned == r.br.Size() {
+		// A line longer than the buffer is assembled in r.long; so is the
+		// start of one when the small buffer gives way to the big one, as
+		// it does only empty.
+		grow := r.src.full && r.br.Size() < bigBufSize
+		if scanned == r.br.Size() || grow {
 			r.long = append(r.long, buf...)
 			r.discard(scanned)
 			scanned = 0
+		}
+		if grow {
+			r.grow()
 		}
 		// Wait for at least one more byte.
 		if _, err := r.br.Peek(scanned + 1); err != nil {
