@@ -117,7 +117,7 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	sw := sse.NewWriter(w, r)
 	a.out = relayOut{sw: sw, rc: http.NewResponseController(w)}
 	sw.Hold(a.reading)
-	defer a.out.flush() // the end: [DONE], an error event
+	defer a.out.end() // an error event; [DONE] unless done
 	for {
 		chunk, err := st.Next()
 		if errors.Is(err, io.EOF) && sw.Err() == nil {
@@ -153,6 +153,14 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 // to a local file; the limits settle after the stream), and the upstream
 // has nothing more to send. A final flush that fails comes too late to
 // change the record: the answer was complete.
+//
+// That flush is left to net/http, which writes what is held with the
+// response's terminating chunk, in one write, when the handler returns:
+// clients (the OpenAI SDKs among them) read a stream to that end, so it
+// comes no later than before, one system call sooner. Closing the
+// upstream stream drains its body; when that read may wait (the
+// upstream's own end has not arrived), the wait hook flushes the end
+// first.
 func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
 	end(gateway.Outcome{Status: http.StatusOK})
 	if !sw.Started() {
@@ -160,6 +168,7 @@ func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
 	}
 	a.out.refresh()
 	a.d().done(sw)
+	a.out.done = true
 }
 
 // streamFailed ends a stream that failed: with an HTTP error before its
@@ -205,6 +214,9 @@ const streamWriteTimeout = time.Minute
 type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
 	rc *http.ResponseController
+	// done: the stream completed, and what is held goes out with the
+	// response's end, unless a wait on the upstream comes first.
+	done bool
 }
 
 // refresh gives the client a minute for what is written next, when that
@@ -229,6 +241,14 @@ func (o *relayOut) flush() error {
 	return o.sw.Flush()
 }
 
+// end flushes what is held when the relay returns, unless the stream
+// completed (streamDone).
+func (o *relayOut) end() {
+	if !o.done {
+		o.flush()
+	}
+}
+
 // Wait is the stream's wait hook (provider.WaitHook): it runs before each
 // wait on the upstream and flushes what is held.
 func (a *answer) Wait() error { return a.out.flush() }
@@ -237,13 +257,15 @@ func (a *answer) Wait() error { return a.out.flush() }
 // through Wait: in between, events are held until Wait. An attempt that
 // fails closes its body, so a stream that follows it without the hook
 // (the mock, after failed upstreams) is flushed event by event; so are
-// the events between two prompts' streams of a legacy completion.
+// the events between two prompts' streams of a legacy completion. The
+// body of a completed stream closes with its end held for the
+// response's (streamDone).
 func (a *answer) Reading(on bool) {
 	a.reading = on
 	if a.out.sw != nil {
 		a.out.sw.Hold(on)
 		if !on {
-			a.out.flush() // its error sticks: the next write returns it
+			a.out.end() // its error sticks: the next write returns it
 		}
 	}
 }

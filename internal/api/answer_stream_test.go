@@ -28,9 +28,10 @@ type reads struct {
 	// endInRead: the last read ends the stream (it holds the upstream's
 	// [DONE]), so no wait comes before io.EOF.
 	endInRead bool
-	// ending, if set, runs before io.EOF is returned.
-	ending func()
-	closed bool
+	// ending, if set, runs before io.EOF is returned; closing, in Close,
+	// as an upstream body's drain and close do.
+	ending, closing func()
+	closed          bool
 }
 
 func (s *reads) Next() ([]byte, error) {
@@ -61,7 +62,13 @@ func (s *reads) end() error {
 }
 
 func (s *reads) Usage() provider.Usage { return provider.Usage{} }
-func (s *reads) Close() error          { s.closed = true; return nil }
+func (s *reads) Close() error {
+	if s.closing != nil {
+		s.closing()
+	}
+	s.closed = true
+	return nil
+}
 
 // flushes records the events of each flush: their n, -1 for [DONE].
 type flushes struct {
@@ -77,6 +84,15 @@ func (f *flushes) FlushError() error {
 	if f.fail != nil {
 		return f.fail
 	}
+	evs := f.held()
+	f.sent = f.Body.Len()
+	f.got = append(f.got, evs)
+	return nil
+}
+
+// held returns the events written since the last flush, which net/http
+// sends when the handler returns.
+func (f *flushes) held() []int {
 	var evs []int
 	for _, m := range eventN.FindAllStringSubmatch(f.Body.String()[f.sent:], -1) {
 		n, err := strconv.Atoi(m[1])
@@ -85,9 +101,7 @@ func (f *flushes) FlushError() error {
 		}
 		evs = append(evs, n)
 	}
-	f.sent = f.Body.Len()
-	f.got = append(f.got, evs)
-	return nil
+	return evs
 }
 
 // newStreamAnswer returns an answer of a stream to w, in d (nil: OpenAI's).
@@ -100,24 +114,29 @@ func newStreamAnswer(w http.ResponseWriter, d dialect) *answer {
 // upstream's body is read through the wait hook, those of its first read
 // (done before the stream reached the writer) included; every event of a
 // stream that runs no hook is flushed on its own, even after an attempt
-// that ran it and failed. When the upstream's last read ends the stream,
-// its events go out with [DONE] in one flush, after the record (atEnd:
-// what was flushed when the usage was recorded). Every dialect relays
-// through Stream.
+// that ran it and failed. A completed stream's usage is recorded before
+// [DONE] is written (atEnd: the flushes by then), and [DONE], with the
+// events of the upstream's last read when it ended the stream, is left
+// for net/http to send with the response's end (held), unless draining
+// the upstream body may wait: then the hook flushes it first. Every
+// dialect relays through Stream.
 func TestStreamFlushPerRead(t *testing.T) {
 	tests := []struct {
-		name      string
-		hooked    bool
-		endInRead bool
-		dialect   dialect
-		want      [][]int
-		atEnd     [][]int
+		name       string
+		hooked     bool
+		endInRead  bool // the last read has the upstream's end
+		drainWaits bool // closing the stream waits for the rest of its body
+		dialect    dialect
+		want       [][]int // the relay's flushes
+		held       []int   // events left for the response's end
+		atEnd      [][]int
 	}{
-		{"chat", true, false, nil, [][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
-		{"chat, end in the last read", true, true, nil, [][]int{{1, 2}, {3, 4, 5}, {6, -1}}, [][]int{{1, 2}, {3, 4, 5}}},
-		{"messages", true, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
-		{"messages, end in the last read", true, true, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}, [][]int{{1, 2}, {3, 4, 5}}},
-		{"no hook", false, false, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}, {-1}}, [][]int{{1}, {2}, {3}, {4}, {5}, {6}}},
+		{"chat", true, false, false, nil, [][]int{{1, 2}, {3, 4, 5}, {6}}, []int{-1}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
+		{"chat, end in the last read", true, true, false, nil, [][]int{{1, 2}, {3, 4, 5}}, []int{6, -1}, [][]int{{1, 2}, {3, 4, 5}}},
+		{"chat, the drain waits", true, true, true, nil, [][]int{{1, 2}, {3, 4, 5}, {6, -1}}, nil, [][]int{{1, 2}, {3, 4, 5}}},
+		{"messages", true, false, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}, nil, [][]int{{1, 2}, {3, 4, 5}, {6}}},
+		{"messages, end in the last read", true, true, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}}, []int{6}, [][]int{{1, 2}, {3, 4, 5}}},
+		{"no hook", false, false, false, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}, {-1}}, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,12 +153,21 @@ func TestStreamFlushPerRead(t *testing.T) {
 				// the writer.
 				a.Reading(true)
 				st.wait = a.Wait
+				st.closing = func() {
+					if tt.drainWaits {
+						a.Wait()
+					}
+					a.Reading(false)
+				}
 			}
 			var out gateway.Outcome
 			var atEnd [][]int
 			a.Stream(st, func(o gateway.Outcome) { out, atEnd = o, append([][]int(nil), f.got...) })
 			if diff := cmp.Diff(tt.want, f.got); diff != "" {
 				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.held, f.held()); diff != "" {
+				t.Errorf("events left for the response's end mismatch (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.atEnd, atEnd); diff != "" {
 				t.Errorf("events flushed when the usage was recorded mismatch (-want +got):\n%s", diff)
