@@ -115,7 +115,7 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
-	a.out = relayOut{sw: sw, rc: http.NewResponseController(w)}
+	a.out = relayOut{sw: sw}
 	sw.Hold(a.reading)
 	defer a.out.end() // an error event; [DONE] unless done
 	for {
@@ -213,7 +213,6 @@ const streamWriteTimeout = time.Minute
 // flushes (answer.Wait).
 type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
-	rc *http.ResponseController
 	// done: the stream completed, and what is held goes out with the
 	// response's end, unless a wait on the upstream comes first.
 	done bool
@@ -229,7 +228,7 @@ type relayOut struct {
 // goes under it too.
 func (o *relayOut) refresh() {
 	if !o.sw.Pending() {
-		o.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		o.sw.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	}
 }
 
