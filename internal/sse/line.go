@@ -27,16 +27,13 @@ func (r *Reader) readLine() ([]byte, error) {
 			return nil, ErrTooLarge
 		}
 		scanned = len(buf)
-		// A line longer than the buffer is assembled in r.long; so is the
-		// start of one when the small buffer gives way to the big one, as
-		// it does only empty.
-		grow := r.src.full && r.br.Size() < bigBufSize
-		if scanned == r.br.Size() || grow {
+		if scanned == r.br.Size() {
 			r.long = append(r.long, buf...)
 			r.discard(scanned)
 			scanned = 0
-		}
-		if grow {
+		} else if r.src.full && r.br.Size() < bigBufSize {
+			// The stream has more than the small buffer takes: the big
+			// one starts with the scanned bytes.
 			r.grow()
 		}
 		// Wait for at least one more byte.

@@ -110,20 +110,41 @@ func pooled(pool *sync.Pool, r io.Reader, size int) *bufio.Reader {
 type source struct {
 	r    io.Reader
 	full bool
+	// rest, when the big buffer has taken over from small, is what small
+	// held unread: the big buffer's first read, after which small goes
+	// back to its pool.
+	rest  []byte
+	small *bufio.Reader
 }
 
 func (s *source) Read(p []byte) (int, error) {
+	if s.small != nil {
+		n := copy(p, s.rest)
+		s.rest = s.rest[n:]
+		s.release()
+		return n, nil
+	}
 	n, err := s.r.Read(p)
 	s.full = n > 0 && n == len(p)
 	return n, err
 }
 
-// grow swaps the small read buffer, empty, for a big one.
+// release puts the small buffer back in its pool once its rest is read.
+func (s *source) release() {
+	if len(s.rest) == 0 {
+		s.small.Reset(nil)
+		bufPool.Put(s.small)
+		s.small, s.rest = nil, nil
+	}
+}
+
+// grow swaps the small read buffer for a big one, which reads first what
+// the small one holds unread (the start of a line).
 func (r *Reader) grow() {
-	small := r.br
+	r.src.small = r.br
+	r.src.rest, _ = r.br.Peek(r.br.Buffered())
 	r.br = pooled(&bigPool, &r.src, bigBufSize)
-	small.Reset(nil)
-	bufPool.Put(small)
+	r.src.release()
 }
 
 // Next returns the next event that has data (a data field, even an empty one)

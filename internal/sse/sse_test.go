@@ -481,6 +481,17 @@ func TestReaderBufferGrows(t *testing.T) {
 	}
 }
 
+// A stream that ends in the middle of a line, without its line end or
+// blank line, while the big buffer takes over, still gives its last
+// event whole.
+func TestReaderEndsAcrossGrowth(t *testing.T) {
+	for _, n := range []int{bufSize - 100, bufSize + 100, 2 * bufSize} {
+		data := strings.Repeat("x", n)
+		in := "data: a\n\ndata: " + data
+		checkVariants(t, []byte(in), []ev{{"", "a"}, {"", data}})
+	}
+}
+
 // Lines about as long as the read buffer, or a few times it, end where a
 // read or the buffer ends, with each kind of line end: each still gives
 // its event whole.
