@@ -148,19 +148,21 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 // streamDone ends a stream that completed. The usage is recorded before
 // the client can see the end ([DONE], message_stop), and the events still
 // held (those of the upstream's last read: the finish chunk, often) go out
-// with it in one flush rather than in one flush each side of the record:
-// recording waits on nothing (the meter queues the record and journals it
-// to a local file; the limits settle after the stream), and the upstream
-// has nothing more to send. A final flush that fails comes too late to
-// change the record: the answer was complete.
+// with it rather than in one flush each side of the record: recording
+// waits on nothing (the meter queues the record and journals it to a
+// local file), and the upstream has nothing more to send. A dialect whose
+// end waits (a Responses answer stored first) flushes before it. A final
+// flush that fails comes too late to change the record: the answer was
+// complete.
 //
 // That flush is left to net/http, which writes what is held with the
-// response's terminating chunk, in one write, when the handler returns:
-// clients (the OpenAI SDKs among them) read a stream to that end, so it
-// comes no later than before, one system call sooner. Closing the
-// upstream stream drains its body; when that read may wait (the
-// upstream's own end has not arrived), the wait hook flushes the end
-// first.
+// response's terminating chunk, in one write, when the handler returns,
+// after the rest of the request's work (the limits settled, the access
+// log): the terminating chunk always waited on it, and clients read a
+// stream to that end (the OpenAI SDKs drain it after [DONE]), so the
+// stream ends for them no later than before, one system call sooner.
+// Closing the upstream stream drains its body; when that read may wait
+// (the upstream's own end has not arrived), the wait hook flushes first.
 func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
 	end(gateway.Outcome{Status: http.StatusOK})
 	if !sw.Started() {
