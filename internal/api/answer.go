@@ -115,26 +115,21 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
-	a.out = relayOut{sw: sw, rc: http.NewResponseController(w)}
+	a.out = relayOut{sw: sw}
 	sw.Hold(a.reading)
-	defer a.out.flush() // the end: [DONE], an error event
+	defer a.out.end() // an error event; [DONE] unless done
 	for {
 		chunk, err := st.Next()
-		// At the end, what is held goes out first: recording the usage
-		// may wait too (on Redis). A held flush that failed, in the wait
-		// hook or here, is the client gone, and err, if the hook's, is
-		// only its echo.
-		if err != nil && a.out.flush() != nil {
-			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		if errors.Is(err, io.EOF) && sw.Err() == nil {
+			a.streamDone(sw, end)
 			return
 		}
-		if errors.Is(err, io.EOF) {
-			end(gateway.Outcome{Status: http.StatusOK})
-			if !sw.Started() {
-				w.WriteHeader(http.StatusOK)
-			}
-			a.out.refresh()
-			a.d().done(sw)
+		// A failure: what is held goes out first, before the error event
+		// and the record. A held flush that failed, in the wait hook or
+		// here, is the client gone, and err, if the hook's, is only its
+		// echo.
+		if err != nil && a.out.flush() != nil {
+			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 			return
 		}
 		if err != nil {
@@ -148,6 +143,34 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 			return
 		}
 	}
+}
+
+// streamDone ends a stream that completed. The usage is recorded before
+// the client can see the end ([DONE], message_stop), and the events still
+// held (those of the upstream's last read: the finish chunk, often) go out
+// with it rather than in one flush each side of the record: recording
+// waits on nothing (the meter queues the record and journals it to a
+// local file), and the upstream has nothing more to send. A dialect whose
+// end waits (a Responses answer stored first) flushes before it. A final
+// flush that fails comes too late to change the record: the answer was
+// complete.
+//
+// That flush is left to net/http, which writes what is held with the
+// response's terminating chunk, in one write, when the handler returns,
+// after the rest of the request's work (the limits settled, the access
+// log): the terminating chunk always waited on it, and clients read a
+// stream to that end (the OpenAI SDKs drain it after [DONE]), so the
+// stream ends for them no later than before, one system call sooner.
+// Closing the upstream stream drains its body; when that read may wait
+// (the upstream's own end has not arrived), the wait hook flushes first.
+func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
+	end(gateway.Outcome{Status: http.StatusOK})
+	if !sw.Started() {
+		a.w.WriteHeader(http.StatusOK)
+	}
+	a.out.refresh()
+	a.d().done(sw)
+	a.out.done = true
 }
 
 // streamFailed ends a stream that failed: with an HTTP error before its
@@ -192,7 +215,9 @@ const streamWriteTimeout = time.Minute
 // flushes (answer.Wait).
 type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
-	rc *http.ResponseController
+	// done: the stream completed, and what is held goes out with the
+	// response's end, unless a wait on the upstream comes first.
+	done bool
 }
 
 // refresh gives the client a minute for what is written next, when that
@@ -205,7 +230,7 @@ type relayOut struct {
 // goes under it too.
 func (o *relayOut) refresh() {
 	if !o.sw.Pending() {
-		o.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		o.sw.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	}
 }
 
@@ -217,6 +242,14 @@ func (o *relayOut) flush() error {
 	return o.sw.Flush()
 }
 
+// end flushes what is held when the relay returns, unless the stream
+// completed (streamDone).
+func (o *relayOut) end() {
+	if !o.done {
+		o.flush()
+	}
+}
+
 // Wait is the stream's wait hook (provider.WaitHook): it runs before each
 // wait on the upstream and flushes what is held.
 func (a *answer) Wait() error { return a.out.flush() }
@@ -225,13 +258,15 @@ func (a *answer) Wait() error { return a.out.flush() }
 // through Wait: in between, events are held until Wait. An attempt that
 // fails closes its body, so a stream that follows it without the hook
 // (the mock, after failed upstreams) is flushed event by event; so are
-// the events between two prompts' streams of a legacy completion.
+// the events between two prompts' streams of a legacy completion. The
+// body of a completed stream closes with its end held for the
+// response's (streamDone).
 func (a *answer) Reading(on bool) {
 	a.reading = on
 	if a.out.sw != nil {
 		a.out.sw.Hold(on)
 		if !on {
-			a.out.flush() // its error sticks: the next write returns it
+			a.out.end() // its error sticks: the next write returns it
 		}
 	}
 }

@@ -22,21 +22,30 @@ import (
 // such as the mock's). It starts with its first read done, as the
 // gateway's attempt hands a stream over.
 type reads struct {
-	wait   func() error
-	cur    []int   // what is left of the last read
-	left   [][]int // the reads to come
-	closed bool
+	wait func() error
+	cur  []int   // what is left of the last read
+	left [][]int // the reads to come
+	// endInRead: the last read ends the stream (it holds the upstream's
+	// [DONE]), so no wait comes before io.EOF.
+	endInRead bool
+	// ending, if set, runs before io.EOF is returned; closing, in Close,
+	// as an upstream body's drain and close do.
+	ending, closing func()
+	closed          bool
 }
 
 func (s *reads) Next() ([]byte, error) {
 	for len(s.cur) == 0 {
+		if s.endInRead && len(s.left) == 0 {
+			return nil, s.end()
+		}
 		if s.wait != nil {
 			if err := s.wait(); err != nil {
 				return nil, &provider.Error{Provider: "up", Kind: provider.KindCanceled, Err: err}
 			}
 		}
 		if len(s.left) == 0 {
-			return nil, io.EOF
+			return nil, s.end()
 		}
 		s.cur, s.left = s.left[0], s.left[1:]
 	}
@@ -45,8 +54,21 @@ func (s *reads) Next() ([]byte, error) {
 	return []byte(`{"type":"t","n":` + strconv.Itoa(n) + `}`), nil
 }
 
+func (s *reads) end() error {
+	if s.ending != nil {
+		s.ending()
+	}
+	return io.EOF
+}
+
 func (s *reads) Usage() provider.Usage { return provider.Usage{} }
-func (s *reads) Close() error          { s.closed = true; return nil }
+func (s *reads) Close() error {
+	if s.closing != nil {
+		s.closing()
+	}
+	s.closed = true
+	return nil
+}
 
 // flushes records the events of each flush: their n, -1 for [DONE].
 type flushes struct {
@@ -62,6 +84,15 @@ func (f *flushes) FlushError() error {
 	if f.fail != nil {
 		return f.fail
 	}
+	evs := f.held()
+	f.sent = f.Body.Len()
+	f.got = append(f.got, evs)
+	return nil
+}
+
+// held returns the events written since the last flush, which net/http
+// sends when the handler returns.
+func (f *flushes) held() []int {
 	var evs []int
 	for _, m := range eventN.FindAllStringSubmatch(f.Body.String()[f.sent:], -1) {
 		n, err := strconv.Atoi(m[1])
@@ -70,9 +101,7 @@ func (f *flushes) FlushError() error {
 		}
 		evs = append(evs, n)
 	}
-	f.sent = f.Body.Len()
-	f.got = append(f.got, evs)
-	return nil
+	return evs
 }
 
 // newStreamAnswer returns an answer of a stream to w, in d (nil: OpenAI's).
@@ -85,17 +114,29 @@ func newStreamAnswer(w http.ResponseWriter, d dialect) *answer {
 // upstream's body is read through the wait hook, those of its first read
 // (done before the stream reached the writer) included; every event of a
 // stream that runs no hook is flushed on its own, even after an attempt
-// that ran it and failed. Every dialect relays through Stream.
+// that ran it and failed. A completed stream's usage is recorded before
+// [DONE] is written (atEnd: the flushes by then), and [DONE], with the
+// events of the upstream's last read when it ended the stream, is left
+// for net/http to send with the response's end (held), unless draining
+// the upstream body may wait: then the hook flushes it first. Every
+// dialect relays through Stream.
 func TestStreamFlushPerRead(t *testing.T) {
 	tests := []struct {
-		name    string
-		hooked  bool
-		dialect dialect
-		want    [][]int
+		name       string
+		hooked     bool
+		endInRead  bool // the last read has the upstream's end
+		drainWaits bool // closing the stream waits for the rest of its body
+		dialect    dialect
+		want       [][]int // the relay's flushes
+		held       []int   // events left for the response's end
+		atEnd      [][]int
 	}{
-		{"chat", true, nil, [][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}},
-		{"messages", true, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
-		{"no hook", false, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}, {-1}}},
+		{"chat", true, false, false, nil, [][]int{{1, 2}, {3, 4, 5}, {6}}, []int{-1}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
+		{"chat, end in the last read", true, true, false, nil, [][]int{{1, 2}, {3, 4, 5}}, []int{6, -1}, [][]int{{1, 2}, {3, 4, 5}}},
+		{"chat, the drain waits", true, true, true, nil, [][]int{{1, 2}, {3, 4, 5}, {6, -1}}, nil, [][]int{{1, 2}, {3, 4, 5}}},
+		{"messages", true, false, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}, nil, [][]int{{1, 2}, {3, 4, 5}, {6}}},
+		{"messages, end in the last read", true, true, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}}, []int{6}, [][]int{{1, 2}, {3, 4, 5}}},
+		{"no hook", false, false, false, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}, {-1}}, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,17 +147,30 @@ func TestStreamFlushPerRead(t *testing.T) {
 			a.Reading(true)
 			a.Wait()
 			a.Reading(false)
-			st := &reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}}
+			st := &reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}, endInRead: tt.endInRead}
 			if tt.hooked {
 				// This attempt's first read, before the stream reaches
 				// the writer.
 				a.Reading(true)
 				st.wait = a.Wait
+				st.closing = func() {
+					if tt.drainWaits {
+						a.Wait()
+					}
+					a.Reading(false)
+				}
 			}
 			var out gateway.Outcome
-			a.Stream(st, func(o gateway.Outcome) { out = o })
+			var atEnd [][]int
+			a.Stream(st, func(o gateway.Outcome) { out, atEnd = o, append([][]int(nil), f.got...) })
 			if diff := cmp.Diff(tt.want, f.got); diff != "" {
 				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.held, f.held()); diff != "" {
+				t.Errorf("events left for the response's end mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.atEnd, atEnd); diff != "" {
+				t.Errorf("events flushed when the usage was recorded mismatch (-want +got):\n%s", diff)
 			}
 			if out != (gateway.Outcome{Status: http.StatusOK}) || !st.closed {
 				t.Errorf("outcome %+v, closed %v", out, st.closed)
@@ -125,31 +179,56 @@ func TestStreamFlushPerRead(t *testing.T) {
 	}
 }
 
-// A held flush that fails in the wait hook ends the request as a failed
-// write does: the client went away (499, cancelled), no error event, no
-// further read, the stream closed.
+// A held flush that fails ends the request as a failed write does: the
+// client went away (499, cancelled), no error event, no [DONE], no
+// further read, the stream closed. It may fail in the wait hook, or just
+// before the end of the stream (its body closed: Reading(false)), when
+// the stream must not be recorded as complete.
 func TestStreamHeldFlushFails(t *testing.T) {
-	f := &flushes{ResponseRecorder: httptest.NewRecorder()}
-	a := newStreamAnswer(f, nil)
-	st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
-	a.Reading(true)
-	st.wait = func() error {
-		if len(st.left) == 1 { // events 2 and 3 are held
-			f.fail = errors.New("client gone")
-		}
-		return a.Wait()
+	gone := errors.New("client gone")
+	tests := []struct {
+		name     string
+		st       func(a *answer, f *flushes) *reads
+		wantLeft int // reads not done
+	}{
+		{"in the wait hook", func(a *answer, f *flushes) *reads {
+			st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
+			st.wait = func() error {
+				if len(st.left) == 1 { // events 2 and 3 are held
+					f.fail = gone
+				}
+				return a.Wait()
+			}
+			return st
+		}, 1},
+		{"before the end", func(a *answer, f *flushes) *reads {
+			st := &reads{cur: []int{1}, left: [][]int{{2, 3}}, endInRead: true, wait: a.Wait}
+			st.ending = func() {
+				f.fail = gone
+				a.Reading(false)
+			}
+			return st
+		}, 0},
 	}
-	var out gateway.Outcome
-	ends := 0
-	a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
-	want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
-	if out != want || ends != 1 {
-		t.Errorf("outcome %+v (%d records), want %+v", out, ends, want)
-	}
-	if len(st.left) != 1 || !st.closed {
-		t.Errorf("after the failed flush: %d reads left, want 1 (no read); closed %v", len(st.left), st.closed)
-	}
-	if got := f.Body.String(); regexp.MustCompile(`error|\[DONE\]`).MatchString(got) {
-		t.Errorf("wrote %q after the client went away", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &flushes{ResponseRecorder: httptest.NewRecorder()}
+			a := newStreamAnswer(f, nil)
+			a.Reading(true)
+			st := tt.st(a, f)
+			var out gateway.Outcome
+			ends := 0
+			a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
+			want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
+			if out != want || ends != 1 {
+				t.Errorf("outcome %+v (%d records), want %+v", out, ends, want)
+			}
+			if len(st.left) != tt.wantLeft || !st.closed {
+				t.Errorf("after the failed flush: %d reads left, want %d; closed %v", len(st.left), tt.wantLeft, st.closed)
+			}
+			if got := f.Body.String(); regexp.MustCompile(`error|\[DONE\]`).MatchString(got) {
+				t.Errorf("wrote %q after the client went away", got)
+			}
+		})
 	}
 }

@@ -97,10 +97,16 @@ func (a *responseAnswer) event(sw *sse.Writer, chunk []byte) error {
 	return a.write(sw, chunk)
 }
 
-// done stores the answer and then sends its terminal event.
+// done stores the answer and then sends its terminal event. The events
+// still held go out before the save, which waits on the database.
 func (a *responseAnswer) done(sw *sse.Writer) error {
 	if a.held == nil {
 		return nil
+	}
+	if a.storing() {
+		if err := sw.Flush(); err != nil {
+			return err
+		}
 	}
 	a.save([]byte(gjson.GetBytes(a.held, "response").Raw))
 	return a.write(sw, a.held)
@@ -152,11 +158,14 @@ func (a *responseAnswer) echo(b []byte, prefix string) []byte {
 	return out
 }
 
+// storing reports whether the answer is to be stored.
+func (a *responseAnswer) storing() bool { return a.store && a.h.opt.Responses != nil }
+
 // save stores resp, a completed or incomplete Response object, when the
 // client asked for it. A failure is logged and counted: the client
 // still gets its answer, which then cannot be retrieved or continued.
 func (a *responseAnswer) save(resp []byte) {
-	if !a.store || a.h.opt.Responses == nil {
+	if !a.storing() {
 		return
 	}
 	r := gjson.ParseBytes(resp)

@@ -44,9 +44,13 @@ type seenStore struct {
 	saved  []StoredResponse
 	before []string // the client's body at each save
 	fail   error
+	onSave func() // if set, runs at each save
 }
 
 func (s *seenStore) SaveResponse(_ context.Context, r StoredResponse) error {
+	if s.onSave != nil {
+		s.onSave()
+	}
 	s.saved = append(s.saved, r)
 	s.before = append(s.before, s.rec.Body.String())
 	return s.fail
@@ -125,6 +129,26 @@ func TestResponseStreamStoresFirst(t *testing.T) {
 		string(s.InputItems) != "[]" || string(s.Response) != data[2].Get("response").Raw ||
 		!s.ExpiresAt.Equal(testTime.Add(720*time.Hour)) {
 		t.Errorf("stored %+v", s)
+	}
+}
+
+// TestResponseStreamFlushesBeforeSave: with its events held (an
+// upstream's body read through the wait hook), a stream to be stored
+// flushes them before the save, which waits on the database; its
+// terminal event follows the save.
+func TestResponseStreamFlushesBeforeSave(t *testing.T) {
+	a, rec, st := newResponseAnswer(true)
+	f := &flushes{ResponseRecorder: rec}
+	a.bind(a.h, f, a.r)
+	a.Reading(true)
+	var atSave string
+	st.onSave = func() { atSave = f.Body.String()[:f.sent] }
+	a.Stream(&fixedStream{events: []string{evCreated, evDelta, evCompleted}, err: io.EOF}, func(gateway.Outcome) {})
+	if !strings.Contains(atSave, "response.output_text.delta") || strings.Contains(atSave, "response.completed") {
+		t.Errorf("flushed when the answer was stored: %q; want the events before response.completed", atSave)
+	}
+	if names, _ := streamEvents(t, rec.Body.String()); len(names) != 3 {
+		t.Errorf("events %v, want 3", names)
 	}
 }
 

@@ -250,6 +250,7 @@ type streamBody struct {
 	cancel   context.CancelCauseFunc
 	wait     WaitHook    // WithWaitHook's, told of each read; nil: none
 	reading  bool        // wait has been told that this body is read
+	eof      bool        // the body has ended: a read waits on nothing
 	deadline *time.Timer // nil without first byte or total bounds
 	quiet    *time.Timer // the idle timer, made at the first read
 	started  atomic.Bool // a byte of the body arrived
@@ -277,8 +278,12 @@ func (b *streamBody) timeout() error {
 
 // Read reads the body: the first bytes re-arm the deadline for the whole
 // stream, and each read waits at most the idle timeout. The wait hook
-// runs first, outside the idle bound.
+// runs first, outside the idle bound, but not once the body has ended
+// (draining a finished stream, say): then a read waits on nothing.
 func (b *streamBody) Read(p []byte) (int, error) {
+	if b.eof {
+		return 0, io.EOF
+	}
 	if b.wait != nil && !b.reading {
 		b.reading = true
 		b.wait.Reading(true)
@@ -297,6 +302,7 @@ func (b *streamBody) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := b.ReadCloser.Read(p)
+	b.eof = err == io.EOF
 	if b.quiet != nil {
 		b.quiet.Stop()
 	}

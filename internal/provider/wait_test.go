@@ -50,13 +50,17 @@ func TestWaitHook(t *testing.T) {
 		reads++
 		_, err = resp.Body.Read(buf)
 	}
-	resp.Body.Close()
-	cancel()
 	if err != io.EOF {
 		t.Fatalf("read: %v", err)
 	}
+	// Reads after the end (a drain) wait on nothing: no hook.
+	if _, err := resp.Body.Read(buf); err != io.EOF {
+		t.Errorf("read after the end: %v, want io.EOF", err)
+	}
+	resp.Body.Close()
+	cancel()
 	if calls != 1+reads {
-		t.Errorf("hook ran %d times for a request and %d reads, want %d", calls, reads, 1+reads)
+		t.Errorf("hook ran %d times for a request and %d reads to the end, then one more, want %d", calls, reads, 1+reads)
 	}
 
 	// Failing before the request: nothing is sent.

@@ -31,6 +31,10 @@ func (r *Reader) readLine() ([]byte, error) {
 			r.long = append(r.long, buf...)
 			r.discard(scanned)
 			scanned = 0
+		} else if r.src.full && r.br.Size() < bigBufSize {
+			// The stream has more than the small buffer takes: the big
+			// one starts with the scanned bytes.
+			r.grow()
 		}
 		// Wait for at least one more byte.
 		if _, err := r.br.Peek(scanned + 1); err != nil {

@@ -22,6 +22,14 @@ const (
 	// open stream: 1 KiB holds the usual chunk whole (a few hundred bytes),
 	// and a longer line leaves Reader.long sized for the next ones.
 	bufSize = 1 << 10
+	// bigBufSize is the read buffer of a stream whose upstream sends more
+	// than bufSize between two reads (a fast model, a gateway behind on
+	// its reads): as much as the HTTP transport buffers. The client writer
+	// flushes before each read of the upstream body (provider.WaitHook),
+	// so at 1 KiB such a stream took a write to the client per KiB rather
+	// than per read of the network (issue 18). A stream whose reads each
+	// bring an event or two, such as a slow stream, keeps the small one.
+	bigBufSize = 4 << 10
 	// fieldSlack is what a line may carry beyond the limit: "data: ".
 	fieldSlack = len("data: ")
 )
@@ -29,9 +37,9 @@ const (
 // utf8BOM may open a stream; it is not part of the first field name.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// bufPool holds the read buffers of finished Readers: every streamed
-// request needs one.
-var bufPool sync.Pool // of *bufio.Reader
+// bufPool and bigPool hold the read buffers of finished Readers, of
+// bufSize and bigBufSize: every streamed request needs one.
+var bufPool, bigPool sync.Pool // of *bufio.Reader
 
 // Event is one parsed event. Data is valid until the next call to Next.
 type Event struct {
@@ -47,6 +55,7 @@ type Event struct {
 // A Reader is not safe for concurrent use.
 type Reader struct {
 	br      *bufio.Reader // nil once the reader has failed or ended
+	src     source        // what br reads
 	max     int           // limit on len(Event.Data) and len(Event.Event)
 	err     error         // sticky: returned by every Next after the first failure
 	lineErr error         // read error held back to return a final unterminated line first
@@ -80,13 +89,62 @@ func NewReader(r io.Reader, max int) *Reader {
 	if max <= 0 {
 		max = defaultMax
 	}
-	br, _ := bufPool.Get().(*bufio.Reader)
+	rd := &Reader{max: max, src: source{r: r}}
+	rd.br = pooled(&bufPool, &rd.src, bufSize)
+	return rd
+}
+
+// pooled returns a read buffer of size from pool, reading r.
+func pooled(pool *sync.Pool, r io.Reader, size int) *bufio.Reader {
+	br, _ := pool.Get().(*bufio.Reader)
 	if br == nil {
-		br = bufio.NewReaderSize(r, bufSize)
-	} else {
-		br.Reset(r)
+		return bufio.NewReaderSize(r, size)
 	}
-	return &Reader{br: br, max: max}
+	br.Reset(r)
+	return br
+}
+
+// source is what a Reader's buffer reads: the stream, noting whether
+// its last read filled all the room it was given, when the stream likely
+// has more to give at once.
+type source struct {
+	r    io.Reader
+	full bool
+	// rest, when the big buffer has taken over from small, is what small
+	// held unread: the big buffer's first read, after which small goes
+	// back to its pool.
+	rest  []byte
+	small *bufio.Reader
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	if s.small != nil {
+		n := copy(p, s.rest)
+		s.rest = s.rest[n:]
+		s.release()
+		return n, nil
+	}
+	n, err := s.r.Read(p)
+	s.full = n > 0 && n == len(p)
+	return n, err
+}
+
+// release puts the small buffer back in its pool once its rest is read.
+func (s *source) release() {
+	if len(s.rest) == 0 {
+		s.small.Reset(nil)
+		bufPool.Put(s.small)
+		s.small, s.rest = nil, nil
+	}
+}
+
+// grow swaps the small read buffer for a big one, which reads first what
+// the small one holds unread (the start of a line).
+func (r *Reader) grow() {
+	r.src.small = r.br
+	r.src.rest, _ = r.br.Peek(r.br.Buffered())
+	r.br = pooled(&bigPool, &r.src, bigBufSize)
+	r.src.release()
 }
 
 // Next returns the next event that has data (a data field, even an empty one)
@@ -144,8 +202,12 @@ func (r *Reader) event() Event { return Event{Event: r.name, Data: r.data} }
 func (r *Reader) fail(err error) {
 	r.err = err
 	if r.br != nil {
+		pool := &bufPool
+		if r.br.Size() == bigBufSize {
+			pool = &bigPool
+		}
 		r.br.Reset(nil)
-		bufPool.Put(r.br)
+		pool.Put(r.br)
 		r.br = nil
 	}
 }

@@ -419,13 +419,89 @@ func TestReaderBufferFitsStreamBudget(t *testing.T) {
 	}
 }
 
+// perRead gives one of its parts per Read, as an upstream's body does
+// when each event arrives on its own.
+type perRead [][]byte
+
+func (p *perRead) Read(b []byte) (int, error) {
+	if len(*p) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, (*p)[0])
+	if (*p)[0] = (*p)[0][n:]; len((*p)[0]) == 0 {
+		*p = (*p)[1:]
+	}
+	return n, nil
+}
+
+// Issue 18: a stream whose reads each bring an event keeps the small read
+// buffer (memory per open stream); one whose reads fill it gets the big
+// one, so that what one read of the network brought is parsed, and
+// flushed to the client, at once rather than a KiB at a time. The events
+// read across the change are whole.
+func TestReaderBufferGrows(t *testing.T) {
+	stream := openAIStream(20)
+	parts := bytes.SplitAfter(stream, []byte("\n\n"))
+	var want []ev
+	for _, p := range parts {
+		if d, ok := bytes.CutPrefix(p, []byte("data: ")); ok {
+			want = append(want, ev{"", string(bytes.TrimSuffix(d, []byte("\n\n")))})
+		}
+	}
+	tests := []struct {
+		name string
+		src  io.Reader
+		size int // of the buffer after the first events
+	}{
+		{"an event per read", (*perRead)(&parts), bufSize},
+		{"reads that fill the buffer", bytes.NewReader(stream), bigBufSize},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(tt.src, 0)
+			var got []ev
+			for range 10 {
+				e, err := r.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, ev{e.Event, string(e.Data)})
+			}
+			if size := r.br.Size(); size != tt.size {
+				t.Errorf("read buffer of %d bytes after 10 events, want %d", size, tt.size)
+			}
+			rest, err := readEvents(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, append(got, rest...)); diff != "" {
+				t.Errorf("events mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A stream that ends in the middle of a line, without its line end or
+// blank line, while the big buffer takes over, still gives its last
+// event whole.
+func TestReaderEndsAcrossGrowth(t *testing.T) {
+	for _, n := range []int{bufSize - 100, bufSize + 100, 2 * bufSize} {
+		data := strings.Repeat("x", n)
+		in := "data: a\n\ndata: " + data
+		checkVariants(t, []byte(in), []ev{{"", "a"}, {"", data}})
+	}
+}
+
 // Lines about as long as the read buffer, or a few times it, end where a
 // read or the buffer ends, with each kind of line end: each still gives
 // its event whole.
 func TestReaderLinesAroundBufferSize(t *testing.T) {
 	var in bytes.Buffer
 	var want []ev
-	for _, n := range []int{bufSize - 8, bufSize - 7, bufSize - 6, bufSize - 5, bufSize, 2*bufSize - 6, 2*bufSize - 5, 3*bufSize + 1} {
+	for _, n := range []int{
+		bufSize - 8, bufSize - 7, bufSize - 6, bufSize - 5, bufSize, 2*bufSize - 6, 2*bufSize - 5, 3*bufSize + 1,
+		bigBufSize - 8, bigBufSize - 7, bigBufSize - 6, bigBufSize - 5, bigBufSize, 2*bigBufSize - 5, 3*bigBufSize + 1,
+	} {
 		data := strings.Repeat(string(rune('a'+n%26)), n)
 		in.WriteString("event: e\ndata: " + data + "\n\n")
 		want = append(want, ev{"e", data})

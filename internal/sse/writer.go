@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // errLineBreak reports data that would end its event early: in SSE a "\r" is a
@@ -111,6 +112,15 @@ func (w *Writer) Hold(on bool) { w.hold = on }
 
 // Pending reports whether events written wait for Flush.
 func (w *Writer) Pending() bool { return w.pending }
+
+// SetWriteDeadline sets the deadline of the writes to the client (and
+// of the flushes), through any wrappers of the ResponseWriter that
+// implement Unwrap.
+func (w *Writer) SetWriteDeadline(t time.Time) error { return w.rc.SetWriteDeadline(t) }
+
+// Err returns the error of the write or flush that failed, if one has:
+// the client has gone.
+func (w *Writer) Err() error { return w.err }
 
 // Flush flushes the events written since the last flush; with none, it
 // does nothing. After a write or flush has failed, Flush, and every

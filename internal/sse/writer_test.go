@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -295,5 +296,39 @@ func TestRoundTrip(t *testing.T) {
 	want := []ev{{"", `{"n":1}`}, {"", `{"n":2}`}, {"", "[DONE]"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// deadlineRecorder is a ResponseWriter that notes its write deadlines;
+// unwrapped hides it behind a middleware's wrapper.
+type deadlineRecorder struct {
+	*httptest.ResponseRecorder
+	got []time.Time
+}
+
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
+	d.got = append(d.got, t)
+	return nil
+}
+
+type unwrapped struct{ http.ResponseWriter }
+
+func (u unwrapped) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// SetWriteDeadline reaches the connection's writer through the wrappers
+// that implement Unwrap, as the relay's refresh of a slow client's minute
+// needs; a writer without deadlines says so.
+func TestWriterSetWriteDeadline(t *testing.T) {
+	rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+	w := NewWriter(unwrapped{rec}, nil)
+	at := time.Unix(1754929200, 0)
+	if err := w.SetWriteDeadline(at); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Time{at}, rec.got); diff != "" {
+		t.Errorf("deadlines mismatch (-want +got):\n%s", diff)
+	}
+	if err := NewWriter(httptest.NewRecorder(), nil).SetWriteDeadline(at); !errors.Is(err, http.ErrNotSupported) {
+		t.Errorf("SetWriteDeadline on a writer without deadlines = %v, want http.ErrNotSupported", err)
 	}
 }
