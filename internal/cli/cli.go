@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/store"
 )
 
@@ -172,7 +173,9 @@ func newLogger(w io.Writer, c config.Log) *slog.Logger {
 	if c.Format == "text" {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	// slog's JSON handler, but for the access log line, which it writes
+	// without slog's per-record work: once a request.
+	return slog.New(server.NewLogHandler(w, level))
 }
 
 // openStore opens the configured store, which must exist, and brings its

@@ -2,8 +2,10 @@ package meter
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -24,6 +26,34 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		json.Unmarshal(ref, &want)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%q: (-encoding/json +appendJSON)\n%s", s, diff)
+		}
+	}
+}
+
+// appendString reads strings eight bytes at a time: a byte to escape is
+// found at every position of strings around that size, and a string
+// with none is copied as it is.
+func TestAppendStringEveryPosition(t *testing.T) {
+	specials := []string{"\x00", "\x1f", `"`, `\`, "\x7f", "\x80", "\xff", "é", "\u2028", "\U0001F600", "\xe2\x82"}
+	for n := range 20 {
+		for pos := 0; pos < n; pos++ {
+			for _, sp := range specials {
+				s := strings.Repeat("a", pos) + sp + strings.Repeat("z", n-pos-1)
+				b := appendString(nil, s)
+				var got, want string
+				if err := json.Unmarshal(b, &got); err != nil || !utf8.Valid(b) {
+					t.Fatalf("%q: %v: %q is not JSON in UTF-8", s, err, b)
+				}
+				ref, _ := json.Marshal(s)
+				json.Unmarshal(ref, &want)
+				if got != want {
+					t.Errorf("%q: appendString gives %s, read back as %q, want %q", s, b, got, want)
+				}
+			}
+		}
+		s := strings.Repeat("k", n) + "~ #/:.-_09AZaz"[:min(n, 14)]
+		if got, want := string(appendString(nil, s)), `"`+s+`"`; got != want {
+			t.Errorf("plain %q: got %s", s, got)
 		}
 	}
 }
@@ -66,5 +96,19 @@ func TestRecordPrice(t *testing.T) {
 		if got := tt.r.Price(); int64(got) != tt.want {
 			t.Errorf("%s: Price() = %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	r := Record{ID: "usg_01JDQ3Y1V6A4ZK2W9X8C7B5N3M", RequestID: "req_6f1c0d2e9a8b7c6d5e4f3a2b1c0d9e8f",
+		Time: time.Date(2026, 11, 26, 11, 16, 3, 123456789, time.UTC), AccountID: "acct_01JDQ3X4M2", KeyID: "key_01JDQ3X5N7",
+		Endpoint: "chat.completions", Model: "gpt-4o-mini", Provider: "openai", UpstreamModel: "gpt-4o-mini-2024-07-18",
+		Deployment: "openai/gpt-4o-mini-2024-07-18", Attempts: 1, PromptTokens: 1234, CompletionTokens: 567, TotalTokens: 1801,
+		InputPrice: 150_000, CachedPrice: 75_000, OutputPrice: 600_000, PriceVersion: "2026-11-01", Cost: 525_300_000,
+		Latency: 812345, Status: 200}
+	b.ReportAllocs()
+	buf := make([]byte, 0, 1024)
+	for b.Loop() {
+		buf = appendJSON(buf[:0], &r)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"github.com/switchyard-gw/switchyard/internal/meter"
@@ -286,18 +287,35 @@ func (s *spend) AddSpend(account, key, period string, cost usd.Amount) {
 	s.sum[account+"/"+key+"/"+period] += cost
 }
 
+// Each record's spend counts in its own UTC month, also when records
+// of several months come in turn (the meter keeps the last month's name).
 func TestSpendToldAtRecord(t *testing.T) {
 	sp := &spend{sum: map[string]usd.Amount{}}
 	m, err := meter.New(newSink(), meter.Options{Dir: t.TempDir(), Spend: sp, Log: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := record(1)
-	r.Time = time.Date(2026, 11, 30, 23, 59, 59, 0, time.FixedZone("X", -3600))
-	m.Record(r)
-	if got := sp.sum["acct_a/key_a/2026-12"]; got != r.Cost {
-		t.Errorf("spend = %v (%v)", got, sp.sum)
+	east, west := time.FixedZone("E", 5*3600), time.FixedZone("W", -3600)
+	times := []time.Time{
+		time.Date(2026, 11, 30, 23, 59, 59, 0, west), // December in UTC
+		time.Date(2026, 12, 1, 2, 0, 0, 0, east),     // November in UTC
+		time.Date(2026, 11, 15, 12, 0, 0, 0, time.UTC),
+		time.Date(2027, 11, 15, 12, 0, 0, 0, time.UTC), // same month, next year
+		time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC),
 	}
+	want := map[string]usd.Amount{}
+	for i, tm := range times {
+		r := record(i)
+		r.Time, r.Cost = tm, usd.Amount(1+i)
+		m.Record(r)
+		want["acct_a/key_a/"+tm.UTC().Format("2006-01")] += r.Cost
+	}
+	sp.mu.Lock()
+	if diff := cmp.Diff(want, sp.sum); diff != "" {
+		t.Errorf("spend by period (-want +got)\n%s", diff)
+	}
+	sp.mu.Unlock()
 	start(m)()
 }
 

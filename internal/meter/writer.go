@@ -50,12 +50,18 @@ func (m *Meter) Run(ctx context.Context) {
 	}
 }
 
-// take moves the queued records to pending.
+// take moves the queued records to pending. When none are pending, as
+// is usual, the queue's slice becomes pending whole and pending's empty
+// one the next queue: the two take turns, and no record is copied.
 func (w *writer) take() {
 	w.m.j.mu.Lock()
 	q := w.m.queue
 	w.m.queue = w.spare
 	w.m.j.mu.Unlock()
+	if len(w.pending) == 0 && len(q) <= w.m.opt.MemoryLimit {
+		w.pending, w.spare = q, w.pending[:0]
+		return
+	}
 	for _, it := range q {
 		w.hold(it)
 	}
@@ -87,20 +93,30 @@ func (w *writer) safeFlush(ctx context.Context) {
 }
 
 // flush writes the pending records in batches and, once none are
-// pending, reads back the journal segments marked for replay.
+// pending, reads back the journal segments marked for replay. Those not
+// written stay at the front of pending, which keeps its array.
 func (w *writer) flush(ctx context.Context) {
 	if w.m.down.Load() && time.Now().Before(w.retryAt) {
 		return
 	}
-	for len(w.pending) > 0 {
-		n := min(len(w.pending), w.m.opt.BatchSize)
-		if !w.writeBatch(ctx, w.pending[:n]) {
-			return
+	sent := 0
+	var err error
+	for sent < len(w.pending) && err == nil {
+		n := min(len(w.pending)-sent, w.m.opt.BatchSize)
+		if err = w.writeBatch(ctx, w.pending[sent:sent+n]); err == nil {
+			sent += n
 		}
-		clear(w.pending[:n])
-		w.pending = w.pending[n:]
 	}
-	w.pending = nil
+	left := copy(w.pending, w.pending[sent:])
+	clear(w.pending[left:])
+	w.pending = w.pending[:left]
+	if sent > 0 {
+		w.recovered()
+	}
+	if err != nil {
+		w.failed(err)
+		return
+	}
 	for _, seg := range w.m.j.collect() {
 		f, err := os.Open(seg.path)
 		if err != nil {
@@ -117,8 +133,9 @@ func (w *writer) flush(ctx context.Context) {
 	}
 }
 
-// writeBatch writes items and reports whether it succeeded.
-func (w *writer) writeBatch(ctx context.Context, items []item) bool {
+// writeBatch writes items, the sink given copies of their records, and
+// notes their segments' records as committed.
+func (w *writer) writeBatch(ctx context.Context, items []item) error {
 	recs := w.recs[:0]
 	for _, it := range items {
 		recs = append(recs, *it.rec)
@@ -127,10 +144,8 @@ func (w *writer) writeBatch(ctx context.Context, items []item) bool {
 	clear(recs)
 	w.recs = recs[:0]
 	if err != nil {
-		w.failed(err)
-		return false
+		return err
 	}
-	w.recovered()
 	var seg *segment
 	var n int64
 	for _, it := range items {
@@ -145,7 +160,7 @@ func (w *writer) writeBatch(ctx context.Context, items []item) bool {
 	if seg != nil {
 		w.m.j.commit(seg, n)
 	}
-	return true
+	return nil
 }
 
 // failed notes a sink failure and schedules the next try.

@@ -34,7 +34,7 @@ func BenchmarkAnswer(b *testing.B) {
 		w.Header()["Content-Type"] = []string{"application/json"}
 		w.Header()["Content-Length"] = []string{strconv.Itoa(len(body))}
 		io.WriteString(w, body)
-	}), slog.New(slog.NewJSONHandler(pw, nil)))
+	}), slog.New(NewLogHandler(pw, slog.LevelInfo)))
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	client := ts.Client()

@@ -356,18 +356,7 @@ func TestAccessLogLine(t *testing.T) {
 		}
 		return a
 	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := RecordFrom(r.Context())
-		rec.Route, rec.Model, rec.Account = "POST /v1/chat/completions", "gpt-4o", "acct_1"
-		rec.Deployment, rec.Attempts = "east/gpt-4o", 2
-		status := 200
-		if r.URL.Path == "/fail" {
-			status = 502
-		}
-		w.Header().Set("Content-Length", "5")
-		w.WriteHeader(status)
-		io.WriteString(w, "hello")
-	})
+	h := lineHandler()
 	for _, tt := range []struct {
 		format, path, want string
 	}{
@@ -390,13 +379,7 @@ func TestAccessLogLine(t *testing.T) {
 			}
 			ts := httptest.NewServer(Chain(h, AccessLog(slog.New(lh))))
 			defer ts.Close()
-			req, _ := http.NewRequest("POST", ts.URL+tt.path, nil)
-			req.Header.Set("X-Request-Id", "trace-1")
-			resp, err := ts.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			postTraced(t, ts, tt.path)
 			got := logs.waitFor(t, "access log line", func(s string) bool { return strings.HasSuffix(s, "\n") })
 			if got != tt.want {
 				t.Errorf("line\n%s want\n%s", got, tt.want)

@@ -117,18 +117,10 @@ func accessLog(log *slog.Logger, obs *Observer) Middleware {
 			if status >= 500 {
 				level = slog.LevelError
 			}
-			log.LogAttrs(r.Context(), level, "request",
-				slog.String("id", rec.ID),
-				slog.String("method", r.Method),
-				slog.String("route", rec.Route),
-				slog.String("model", rec.Model),
-				slog.Int("status", status),
-				slog.Int64("bytes", sw.bytes),
-				slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
-				slog.String("account", rec.Account),
-				slog.String("deployment", rec.Deployment),
-				slog.Int("attempts", rec.Attempts),
-			)
+			logRequest(r.Context(), log, level, &accessLine{
+				id: rec.ID, method: r.Method, route: rec.Route, model: rec.Model, status: status, bytes: sw.bytes,
+				start: start, account: rec.Account, deployment: rec.Deployment, attempts: rec.Attempts,
+			})
 			if obs != nil && *obs != nil {
 				(*obs).Served(rec, status)
 			}
