@@ -63,29 +63,32 @@ func (g *Gateway) checkBudget(ctx context.Context, req *Request) error {
 	return fmt.Errorf("%w: %w", ErrBudgetUnavailable, err)
 }
 
-// reservation is what a request took from its rate limits.
+// reservation is what a request took from its rate limits; the zero
+// value took nothing. It is kept by value: a pointer would cost every
+// limited request an allocation.
 type reservation struct {
 	subject limits.Subject
 	tokens  int64
+	taken   bool
 }
 
 // reserve checks the request against its rate limits and sets the
 // x-ratelimit-* headers; a limit that refuses it is a *RateLimited.
-func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, hdr http.Header) (*reservation, error) {
+func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, hdr http.Header) (reservation, error) {
 	if g.opt.Rates == nil {
-		return nil, nil
+		return reservation{}, nil
 	}
 	p := req.Principal
 	s := limits.Subject{AccountID: p.AccountID, KeyID: p.KeyID,
 		AccountRPM: p.AccountLimits.RPM, AccountTPM: p.AccountLimits.TPM, KeyRPM: p.KeyLimits.RPM, KeyTPM: p.KeyLimits.TPM}
 	if s.AccountRPM <= 0 && s.AccountTPM <= 0 && s.KeyRPM <= 0 && s.KeyTPM <= 0 {
-		return nil, nil
+		return reservation{}, nil
 	}
 	tokens := estimateTokens(req.Endpoint, req.chatBody(), m, g.opt.OutputAllowance)
 	out, err := g.opt.Rates.Reserve(ctx, s, tokens)
 	if err != nil {
 		g.opt.Log.Error("rate limiter", "id", requestID(req), "err", err)
-		return nil, fmt.Errorf("%w: %w", ErrRatesUnavailable, err)
+		return reservation{}, fmt.Errorf("%w: %w", ErrRatesUnavailable, err)
 	}
 	if out.Refused != nil {
 		if out.Refused.Kind == "requests" {
@@ -96,14 +99,14 @@ func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, h
 	}
 	setRateHeaders(hdr, out)
 	if out.Refused != nil {
-		return nil, &RateLimited{Refusal: out.Refused}
+		return reservation{}, &RateLimited{Refusal: out.Refused}
 	}
-	return &reservation{subject: s, tokens: tokens}, nil
+	return reservation{subject: s, tokens: tokens, taken: true}, nil
 }
 
 // settle corrects the token reservation to what the request used.
-func (g *Gateway) settle(ctx context.Context, req *Request, res *reservation, used int64) {
-	if res == nil || (res.subject.KeyTPM <= 0 && res.subject.AccountTPM <= 0) {
+func (g *Gateway) settle(ctx context.Context, req *Request, res reservation, used int64) {
+	if !res.taken || (res.subject.KeyTPM <= 0 && res.subject.AccountTPM <= 0) {
 		return
 	}
 	if err := g.opt.Rates.Settle(context.WithoutCancel(ctx), res.subject, res.tokens, used); err != nil {
@@ -112,8 +115,8 @@ func (g *Gateway) settle(ctx context.Context, req *Request, res *reservation, us
 }
 
 // refund gives back all a request reserved: the request and its tokens.
-func (g *Gateway) refund(ctx context.Context, req *Request, res *reservation) {
-	if res == nil {
+func (g *Gateway) refund(ctx context.Context, req *Request, res reservation) {
+	if !res.taken {
 		return
 	}
 	if err := g.opt.Rates.Refund(context.WithoutCancel(ctx), res.subject, res.tokens); err != nil {
