@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/usd"
@@ -134,9 +135,10 @@ func estimateTokens(e provider.Endpoint, body []byte, m *catalog.Model, allowanc
 	if e == provider.EndpointEmbedding {
 		return prompt
 	}
-	out := gjson.GetBytes(body, "max_completion_tokens").Int()
+	f := sizeFieldsOf(body)
+	out := f.maxCompletionTokens.Int()
 	if out <= 0 {
-		out = gjson.GetBytes(body, "max_tokens").Int()
+		out = f.maxTokens.Int()
 	}
 	switch {
 	case out > 0:
@@ -148,11 +150,46 @@ func estimateTokens(e provider.Endpoint, body []byte, m *catalog.Model, allowanc
 			out = mo
 		}
 	}
-	n := max(gjson.GetBytes(body, "n").Int(), 1)
+	n := max(f.n.Int(), 1)
 	if e == provider.EndpointCompletion {
-		n = max(n, gjson.GetBytes(body, "best_of").Int()) * promptCount(gjson.GetBytes(body, "prompt"))
+		n = max(n, f.bestOf.Int()) * promptCount(f.prompt)
 	}
 	return prompt + n*out
+}
+
+// sizeFields are the top-level fields of a body that size its answers.
+type sizeFields struct {
+	maxCompletionTokens, maxTokens, n, bestOf, prompt gjson.Result
+}
+
+// sizeFieldsOf finds the fields in one walk of body, read in place: a
+// lookup of each would walk the whole body (its messages included) for
+// each one absent, as most are (issue 18). The first of duplicates
+// counts, as for gjson.Get.
+func sizeFieldsOf(body []byte) sizeFields {
+	var f sizeFields
+	gjson.Parse(jsonscan.View(body)).ForEach(func(k, v gjson.Result) bool {
+		var to *gjson.Result
+		switch k.Str {
+		case "max_completion_tokens":
+			to = &f.maxCompletionTokens
+		case "max_tokens":
+			to = &f.maxTokens
+		case "n":
+			to = &f.n
+		case "best_of":
+			to = &f.bestOf
+		case "prompt":
+			to = &f.prompt
+		default:
+			return true
+		}
+		if !to.Exists() {
+			*to = v
+		}
+		return true
+	})
+	return f
 }
 
 // promptCount is the number of prompts of a legacy completion: a string or
