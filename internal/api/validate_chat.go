@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -116,9 +117,11 @@ func plainMessage(m gjson.Result) bool {
 	if !m.IsObject() {
 		return false
 	}
-	var role, content, name, calls gjson.Result
-	m.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	// Raw texts: "role" is plain only as one of four words without escapes.
+	var role, content, name string
+	calls := false
+	read := eachMember(m.Raw, func(k, v string) bool {
+		switch k {
 		case "role":
 			role = v
 		case "content":
@@ -126,17 +129,17 @@ func plainMessage(m gjson.Result) bool {
 		case "name":
 			name = v
 		case "tool_calls", "function_call":
-			calls = v
+			calls = true
 		}
 		return true
 	})
-	switch role.Str {
-	case "system", "developer", "user", "assistant":
+	switch role {
+	case `"system"`, `"developer"`, `"user"`, `"assistant"`:
 	default:
 		return false
 	}
-	return role.Type == gjson.String && content.Type == gjson.String && !calls.Exists() &&
-		(!present(name) || name.Type == gjson.String)
+	return read && !calls && strings.HasPrefix(content, `"`) &&
+		(name == "" || name == "null" || strings.HasPrefix(name, `"`))
 }
 
 // checkMessage checks the message at path p.

@@ -244,9 +244,9 @@ func TestCheckedKeepsNoBody(t *testing.T) {
 }
 
 // TestCheckChatAllocs: a plain chat body's validation allocates only the
-// model ID it returns.
+// model ID it returns, whatever the escapes in its messages (issue 18).
 func TestCheckChatAllocs(t *testing.T) {
-	body := []byte(`{"model":"gpt-5.4-mini","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}],"temperature":0.2,"stream":false}`)
+	body := []byte(`{"model":"gpt-5.4-mini","messages":[{"role":"system","content":"Be brief.\nNo \"quotes\"."},{"role":"user","content":"hi"}],"temperature":0.2,"stream":false}`)
 	if n := testing.AllocsPerRun(100, func() {
 		if _, e := checkChat(body); e != nil {
 			t.Fatal(e)
