@@ -1,9 +1,6 @@
 package api
 
 import (
-	"encoding/json"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -51,57 +48,4 @@ func TestPlainMessage(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestEachMember reads members as gjson's ForEach does, unescaping
-// nothing: the same keys and raw values, in order.
-func TestEachMember(t *testing.T) {
-	objects := []string{
-		`{}`, ` { } `,
-		`{"a":1,"b":-2.5e3,"c":true,"d":false,"e":null}`,
-		`{"s":"x\"y\\","o":{"k":[1,"]}",{"z":"}"}]},"a":[],"n":{}}`,
-		"{\n\t\"a\" :\r\n \"b\" ,\"c\":[ 1 , 2 ] }",
-		`{"content":"line\nbreak \u00e9\ud83d\ude00","role":"user"}`,
-	}
-	for _, obj := range objects {
-		type member struct{ key, raw string }
-		var got, want []member
-		if !eachMember(obj, func(k, v string) bool { got = append(got, member{k, v}); return true }) {
-			t.Errorf("%s: eachMember failed", obj)
-			continue
-		}
-		gjson.Parse(obj).ForEach(func(k, v gjson.Result) bool { want = append(want, member{k.Str, v.Raw}); return true })
-		if !slices.Equal(got, want) {
-			t.Errorf("%s:\n got %q\nwant %q", obj, got, want)
-		}
-	}
-	for _, bad := range []string{``, `[]`, `"s"`, `{"a":1`, `{"a" 1}`, `{"a":"x}`, `{"a":}`, `{"k\u0065y":1}`} {
-		if eachMember(bad, func(string, string) bool { return true }) {
-			t.Errorf("%s: eachMember succeeded", bad)
-		}
-	}
-}
-
-// FuzzEachMember: on any valid JSON object whose keys have no escapes,
-// eachMember reads what gjson reads.
-func FuzzEachMember(f *testing.F) {
-	for _, s := range []string{`{"a":"b\n","c":[{"d":"]"}],"e":1.5}`, `{ "x" : null }`, `{}`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, obj string) {
-		if !json.Valid([]byte(obj)) || !gjson.Parse(obj).IsObject() {
-			return
-		}
-		var got, want []string
-		ok := eachMember(obj, func(k, v string) bool { got = append(got, k, v); return true })
-		escapedKey := false
-		gjson.Parse(obj).ForEach(func(k, v gjson.Result) bool {
-			escapedKey = escapedKey || strings.Contains(k.Raw, `\`)
-			want = append(want, k.Str, v.Raw)
-			return true
-		})
-		if ok == escapedKey || ok && !slices.Equal(got, want) {
-			t.Errorf("%q: eachMember %v %q, gjson %q (escaped key %v)", obj, ok, got, want, escapedKey)
-		}
-	})
 }

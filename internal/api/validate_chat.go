@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
 // chatRequest is what the handler needs to know about a valid chat body.
@@ -120,7 +122,7 @@ func plainMessage(m gjson.Result) bool {
 	// Raw texts: "role" is plain only as one of four words without escapes.
 	var role, content, name string
 	calls := false
-	read := eachMember(m.Raw, func(k, v string) bool {
+	read := jsonscan.EachMember(m.Raw, func(k, v string) bool {
 		switch k {
 		case "role":
 			role = v
