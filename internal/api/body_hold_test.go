@@ -16,27 +16,27 @@ import (
 func TestReadBodyHoldsLittleBesideTheBody(t *testing.T) {
 	h := New(Options{Auth: fakeAuth{}, Log: slog.New(slog.DiscardHandler)})
 	const n, body = 2000, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
-	held := make([]func(), 0, n)
+	held := make([]*bodyBuf, 0, n)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for range n {
 		r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
-		_, release, e := h.readBody(httptest.NewRecorder(), r)
+		_, buf, e := h.readBody(httptest.NewRecorder(), r)
 		if e != nil {
 			t.Fatal(e.Message)
 		}
-		held = append(held, release)
+		held = append(held, buf)
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
-	for _, release := range held {
-		release()
+	for _, buf := range held {
+		buf.release()
 	}
 	// The request and its recorder are garbage by now; what stays is the
-	// body's buffer and the release closure with its reader.
+	// body's buffer and its pooled holder with the reader.
 	if per > 1024 {
 		t.Errorf("%d bytes held per body of %d bytes, want at most 1 KiB", per, len(body))
 	}

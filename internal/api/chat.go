@@ -25,12 +25,12 @@ func (a *answer) bind(h *Handler, w http.ResponseWriter, r *http.Request) { a.h,
 // the body, validate it with check, and hand the request to the gateway,
 // which answers through aw while the pooled body is still valid.
 func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(body []byte) (*gateway.Request, *Error), aw modelWriter) {
-	body, release, e := h.readBody(w, r)
+	body, buf, e := h.readBody(w, r)
 	if e != nil {
 		aw.d().writeError(w, r, e)
 		return
 	}
-	defer release()
+	defer buf.release()
 	req, e := check(body)
 	rec := server.RecordFrom(r.Context())
 	if req != nil {

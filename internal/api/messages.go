@@ -92,12 +92,12 @@ func (h *Handler) countTokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := messagesDialect{}
-	body, release, e := h.readBody(w, r)
+	body, buf, e := h.readBody(w, r)
 	if e != nil {
 		d.writeError(w, r, e)
 		return
 	}
-	defer release()
+	defer buf.release()
 	mr, err := messages.ParseCount(body)
 	if err != nil {
 		d.writeError(w, r, messagesBadRequest(err))

@@ -29,6 +29,12 @@ func TestPlainMessage(t *testing.T) {
 		{`{"role":7,"content":"hi"}`, false},
 		{`{"content":"hi"}`, false},
 		{`"hi"`, false},
+		// Issue 18: read without unescaping; escapes and spacing as gjson reads them.
+		{`{"role":"user","content":"line\none \"quoted\" \u00e9\\"}`, true},
+		{` { "content" : "hi" , "role" : "assistant" , "name" : null } `, true},
+		{`{"role":"us\u0065r","content":"hi"}`, false},
+		{`{"r\u006fle":"user","content":"hi"}`, false},
+		{`{"role":"user","content":"hi","function_call":{"name":"f","arguments":"{\"a\":[1,{}]}"}}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {

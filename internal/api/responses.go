@@ -56,12 +56,12 @@ func (h *Handler) createResponse(w http.ResponseWriter, r *http.Request) {
 // the input of a create request's body would take, its
 // previous_response_id's context included.
 func (h *Handler) responseInputTokens(w http.ResponseWriter, r *http.Request) {
-	body, release, e := h.readBody(w, r)
+	body, buf, e := h.readBody(w, r)
 	if e != nil {
 		WriteError(w, e)
 		return
 	}
-	defer release()
+	defer buf.release()
 	req, _, e := h.parseResponse(r.Context(), body)
 	if e != nil {
 		WriteError(w, e)

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
 // Request validation reads the body with a scanner (no full decode) and
@@ -23,12 +26,66 @@ func missing(param string) *Error {
 	return badRequest(param, "missing_required_parameter", fmt.Sprintf("Missing required parameter: '%s'.", param))
 }
 
+// fields are a body's top-level fields, found in one walk of the body.
+// A chat body's checks read some twenty fields: looking each up in the
+// body (gjson.Get) walked the body, its messages included, once for each
+// (issue 18). Values point into the body (jsonscan.View): copy what
+// outlives it, as the body's buffer is reused.
+type fields struct {
+	n    int
+	head [16]field
+	more []field // those past the first len(head)
+}
+
+type field struct {
+	key string
+	val gjson.Result
+}
+
+// read finds the top-level fields of body, a JSON object.
+func (f *fields) read(body []byte) {
+	gjson.Parse(jsonscan.View(body)).ForEach(func(k, v gjson.Result) bool {
+		if f.n < len(f.head) {
+			f.head[f.n] = field{k.Str, v}
+			f.n++
+		} else {
+			f.more = append(f.more, field{k.Str, v})
+		}
+		return true
+	})
+}
+
+// get returns the field named name (the first, as gjson.Get would), or
+// a Result that does not exist.
+func (f *fields) get(name string) gjson.Result {
+	for i := range f.n {
+		if f.head[i].key == name {
+			return f.head[i].val
+		}
+	}
+	for i := range f.more {
+		if f.more[i].key == name {
+			return f.more[i].val
+		}
+	}
+	return gjson.Result{}
+}
+
+// owned returns v with a text of its own, as gjson.GetBytes gives: for
+// values that outlive the body.
+func owned(v gjson.Result) gjson.Result {
+	if !v.Exists() {
+		return v
+	}
+	return gjson.Parse(strings.Clone(v.Raw))
+}
+
 // present reports a field that is set and not null.
 func present(r gjson.Result) bool { return r.Exists() && r.Type != gjson.Null }
 
 // checkModel validates "model" and returns it.
-func checkModel(body []byte) (string, *Error) {
-	m := gjson.GetBytes(body, "model")
+func checkModel(f *fields) (string, *Error) {
+	m := f.get("model")
 	switch {
 	case !present(m):
 		return "", badRequest("model", "missing_required_parameter", "You must provide a model parameter.")
@@ -37,12 +94,12 @@ func checkModel(body []byte) (string, *Error) {
 	case m.Str == "":
 		return "", invalidValue("model", "expected a model ID, got an empty string.")
 	}
-	return m.Str, nil
+	return strings.Clone(m.Str), nil
 }
 
 // checkNumber validates an optional number within [min, max].
-func checkNumber(body []byte, name string, min, max float64) *Error {
-	v := gjson.GetBytes(body, name)
+func checkNumber(f *fields, name string, min, max float64) *Error {
+	v := f.get(name)
 	if !present(v) {
 		return nil
 	}
@@ -65,8 +122,8 @@ func isInt(v gjson.Result) bool {
 }
 
 // checkInt validates an optional integer within [min, max].
-func checkInt(body []byte, name string, min, max int64) *Error {
-	v := gjson.GetBytes(body, name)
+func checkInt(f *fields, name string, min, max int64) *Error {
+	v := f.get(name)
 	if !present(v) {
 		return nil
 	}
@@ -85,8 +142,8 @@ func checkInt(body []byte, name string, min, max int64) *Error {
 const maxInt = int64(1<<63 - 1)
 
 // checkBool validates an optional boolean.
-func checkBool(body []byte, name string) *Error {
-	v := gjson.GetBytes(body, name)
+func checkBool(f *fields, name string) *Error {
+	v := f.get(name)
 	if present(v) && v.Type != gjson.True && v.Type != gjson.False {
 		return invalidType(name, "a boolean")
 	}
@@ -94,8 +151,8 @@ func checkBool(body []byte, name string) *Error {
 }
 
 // checkStop validates "stop": a string or an array of at most 4 strings.
-func checkStop(body []byte) *Error {
-	v := gjson.GetBytes(body, "stop")
+func checkStop(f *fields) *Error {
+	v := f.get("stop")
 	if !present(v) || v.Type == gjson.String {
 		return nil
 	}
@@ -115,15 +172,15 @@ func checkStop(body []byte) *Error {
 }
 
 // checkStreamOptions validates stream_options, which needs stream: true.
-func checkStreamOptions(body []byte) *Error {
-	v := gjson.GetBytes(body, "stream_options")
+func checkStreamOptions(f *fields) *Error {
+	v := f.get("stream_options")
 	if !present(v) {
 		return nil
 	}
 	if !v.IsObject() {
 		return invalidType("stream_options", "an object")
 	}
-	if !gjson.GetBytes(body, "stream").Bool() {
+	if !f.get("stream").Bool() {
 		return invalidValue("stream_options", "stream_options is only allowed when stream is true.")
 	}
 	if u := v.Get("include_usage"); present(u) && u.Type != gjson.True && u.Type != gjson.False {
@@ -133,20 +190,20 @@ func checkStreamOptions(body []byte) *Error {
 }
 
 // checkSampling validates the fields chat and legacy completions share.
-func checkSampling(body []byte) *Error {
+func checkSampling(f *fields) *Error {
 	for _, check := range []func() *Error{
-		func() *Error { return checkNumber(body, "temperature", 0, 2) },
-		func() *Error { return checkNumber(body, "top_p", 0, 1) },
-		func() *Error { return checkNumber(body, "presence_penalty", -2, 2) },
-		func() *Error { return checkNumber(body, "frequency_penalty", -2, 2) },
-		func() *Error { return checkInt(body, "max_tokens", 1, maxInt) },
-		func() *Error { return checkInt(body, "n", 1, 128) },
-		func() *Error { return checkInt(body, "seed", -maxInt-1, maxInt) },
-		func() *Error { return checkBool(body, "stream") },
-		func() *Error { return checkStreamOptions(body) },
-		func() *Error { return checkStop(body) },
-		func() *Error { return checkLogitBias(body) },
-		func() *Error { return checkString(body, "user") },
+		func() *Error { return checkNumber(f, "temperature", 0, 2) },
+		func() *Error { return checkNumber(f, "top_p", 0, 1) },
+		func() *Error { return checkNumber(f, "presence_penalty", -2, 2) },
+		func() *Error { return checkNumber(f, "frequency_penalty", -2, 2) },
+		func() *Error { return checkInt(f, "max_tokens", 1, maxInt) },
+		func() *Error { return checkInt(f, "n", 1, 128) },
+		func() *Error { return checkInt(f, "seed", -maxInt-1, maxInt) },
+		func() *Error { return checkBool(f, "stream") },
+		func() *Error { return checkStreamOptions(f) },
+		func() *Error { return checkStop(f) },
+		func() *Error { return checkLogitBias(f) },
+		func() *Error { return checkString(f, "user") },
 	} {
 		if e := check(); e != nil {
 			return e
@@ -155,16 +212,16 @@ func checkSampling(body []byte) *Error {
 	return nil
 }
 
-func checkString(body []byte, name string) *Error {
-	v := gjson.GetBytes(body, name)
+func checkString(f *fields, name string) *Error {
+	v := f.get(name)
 	if present(v) && v.Type != gjson.String {
 		return invalidType(name, "a string")
 	}
 	return nil
 }
 
-func checkLogitBias(body []byte) *Error {
-	v := gjson.GetBytes(body, "logit_bias")
+func checkLogitBias(f *fields) *Error {
+	v := f.get("logit_bias")
 	if !present(v) {
 		return nil
 	}

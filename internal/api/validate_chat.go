@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -17,43 +18,49 @@ type chatRequest struct {
 
 // checkChat validates a chat completion body.
 func checkChat(body []byte) (chatRequest, *Error) {
-	model, e := checkModel(body)
+	var f fields
+	f.read(body)
+	model, e := checkModel(&f)
 	if e != nil {
 		return chatRequest{}, e
 	}
-	// The checks read the body in place (jsonscan.View): nothing they read is kept.
-	if e := checkMessages(gjson.Get(jsonscan.View(body), "messages")); e != nil {
+	if e := checkMessages(f.get("messages")); e != nil {
 		return chatRequest{}, e
 	}
-	if e := checkSampling(body); e != nil {
+	if e := checkSampling(&f); e != nil {
 		return chatRequest{}, e
 	}
-	for _, check := range []func([]byte) *Error{checkChatExtras, checkFunctions, checkTools} {
-		if e := check(body); e != nil {
-			return chatRequest{}, e
-		}
+	// Called one by one, not from a list of funcs: f stays on the stack.
+	if e := checkChatExtras(&f); e != nil {
+		return chatRequest{}, e
+	}
+	if e := checkFunctions(&f); e != nil {
+		return chatRequest{}, e
+	}
+	if e := checkTools(&f); e != nil {
+		return chatRequest{}, e
 	}
 	return chatRequest{
 		Model:        model,
-		Stream:       gjson.Get(jsonscan.View(body), "stream").Bool(),
-		IncludeUsage: gjson.Get(jsonscan.View(body), "stream_options.include_usage").Bool(),
+		Stream:       f.get("stream").Bool(),
+		IncludeUsage: f.get("stream_options").Get("include_usage").Bool(),
 	}, nil
 }
 
-func checkChatExtras(body []byte) *Error {
-	if e := checkInt(body, "max_completion_tokens", 1, maxInt); e != nil {
+func checkChatExtras(f *fields) *Error {
+	if e := checkInt(f, "max_completion_tokens", 1, maxInt); e != nil {
 		return e
 	}
-	if e := checkBool(body, "logprobs"); e != nil {
+	if e := checkBool(f, "logprobs"); e != nil {
 		return e
 	}
-	if e := checkInt(body, "top_logprobs", 0, 20); e != nil {
+	if e := checkInt(f, "top_logprobs", 0, 20); e != nil {
 		return e
 	}
-	if e := checkBool(body, "parallel_tool_calls"); e != nil {
+	if e := checkBool(f, "parallel_tool_calls"); e != nil {
 		return e
 	}
-	rf := gjson.GetBytes(body, "response_format")
+	rf := f.get("response_format")
 	if present(rf) {
 		if !rf.IsObject() {
 			return invalidType("response_format", "an object")
@@ -112,9 +119,11 @@ func plainMessage(m gjson.Result) bool {
 	if !m.IsObject() {
 		return false
 	}
-	var role, content, name, calls gjson.Result
-	m.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	// Raw texts: "role" is plain only as one of four words without escapes.
+	var role, content, name string
+	calls := false
+	read := jsonscan.EachMember(m.Raw, func(k, v string) bool {
+		switch k {
 		case "role":
 			role = v
 		case "content":
@@ -122,17 +131,17 @@ func plainMessage(m gjson.Result) bool {
 		case "name":
 			name = v
 		case "tool_calls", "function_call":
-			calls = v
+			calls = true
 		}
 		return true
 	})
-	switch role.Str {
-	case "system", "developer", "user", "assistant":
+	switch role {
+	case `"system"`, `"developer"`, `"user"`, `"assistant"`:
 	default:
 		return false
 	}
-	return role.Type == gjson.String && content.Type == gjson.String && !calls.Exists() &&
-		(!present(name) || name.Type == gjson.String)
+	return read && !calls && strings.HasPrefix(content, `"`) &&
+		(name == "" || name == "null" || strings.HasPrefix(name, `"`))
 }
 
 // checkMessage checks the message at path p.
@@ -258,8 +267,8 @@ func checkAssistantCalls(p string, m gjson.Result) *Error {
 }
 
 // checkFunctions validates the legacy functions and function_call.
-func checkFunctions(body []byte) *Error {
-	fns := gjson.GetBytes(body, "functions")
+func checkFunctions(f *fields) *Error {
+	fns := f.get("functions")
 	names := map[string]bool{}
 	if present(fns) {
 		if !fns.IsArray() {
@@ -275,11 +284,11 @@ func checkFunctions(body []byte) *Error {
 			}
 			names[f.Get("name").Str] = true
 		}
-		if present(gjson.GetBytes(body, "tools")) {
+		if present(f.get("tools")) {
 			return invalidValue("functions", "use either functions or tools, not both.")
 		}
 	}
-	fc := gjson.GetBytes(body, "function_call")
+	fc := f.get("function_call")
 	if !present(fc) {
 		return nil
 	}
@@ -316,8 +325,8 @@ func checkFunctionDef(p string, f gjson.Result) *Error {
 }
 
 // checkTools validates tools and tool_choice.
-func checkTools(body []byte) *Error {
-	tools := gjson.GetBytes(body, "tools")
+func checkTools(f *fields) *Error {
+	tools := f.get("tools")
 	names := map[string]bool{}
 	if present(tools) {
 		if !tools.IsArray() {
@@ -338,7 +347,7 @@ func checkTools(body []byte) *Error {
 			}
 		}
 	}
-	tc := gjson.GetBytes(body, "tool_choice")
+	tc := f.get("tool_choice")
 	if !present(tc) {
 		return nil
 	}

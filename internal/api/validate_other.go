@@ -24,37 +24,39 @@ type completionRequest struct {
 
 // checkCompletion validates a legacy completion body.
 func checkCompletion(body []byte) (completionRequest, *Error) {
-	model, e := checkModel(body)
+	var f fields
+	f.read(body)
+	model, e := checkModel(&f)
 	if e != nil {
 		return completionRequest{}, e
 	}
 	cr := completionRequest{Model: model}
-	if cr.Prompts, cr.Tokens, e = checkInputs(body, "prompt", true); e != nil {
+	if cr.Prompts, cr.Tokens, e = checkInputs(&f, "prompt", true); e != nil {
 		return completionRequest{}, e
 	}
 	n := len(cr.Prompts)
 	if cr.Tokens {
-		n = tokenInputs(gjson.GetBytes(body, "prompt"))
+		n = tokenInputs(f.get("prompt"))
 	}
 	// OpenAI's bound; each prompt is one upstream call on a chat model.
 	if n > maxInputs {
 		return completionRequest{}, invalidValue("prompt", fmt.Sprintf("expected at most %d prompts, got %d.", maxInputs, n))
 	}
-	if e := checkSampling(body); e != nil {
+	if e := checkSampling(&f); e != nil {
 		return completionRequest{}, e
 	}
 	for _, check := range []func() *Error{
-		func() *Error { return checkInt(body, "logprobs", 0, 5) },
-		func() *Error { return checkInt(body, "best_of", 0, 20) },
-		func() *Error { return checkBool(body, "echo") },
-		func() *Error { return checkString(body, "suffix") },
+		func() *Error { return checkInt(&f, "logprobs", 0, 5) },
+		func() *Error { return checkInt(&f, "best_of", 0, 20) },
+		func() *Error { return checkBool(&f, "echo") },
+		func() *Error { return checkString(&f, "suffix") },
 	} {
 		if e := check(); e != nil {
 			return completionRequest{}, e
 		}
 	}
-	cr.Stream = gjson.GetBytes(body, "stream").Bool()
-	cr.IncludeUsage = gjson.GetBytes(body, "stream_options.include_usage").Bool()
+	cr.Stream = f.get("stream").Bool()
+	cr.IncludeUsage = f.get("stream_options").Get("include_usage").Bool()
 	return cr, nil
 }
 
@@ -69,34 +71,36 @@ type embeddingRequest struct {
 
 // checkEmbedding validates an embeddings body.
 func checkEmbedding(body []byte) (embeddingRequest, *Error) {
-	model, e := checkModel(body)
+	var f fields
+	f.read(body)
+	model, e := checkModel(&f)
 	if e != nil {
 		return embeddingRequest{}, e
 	}
 	er := embeddingRequest{Model: model}
-	texts, tokens, e := checkInputs(body, "input", false)
+	texts, tokens, e := checkInputs(&f, "input", false)
 	if e != nil {
 		return embeddingRequest{}, e
 	}
 	er.Inputs = len(texts)
 	if tokens {
-		er.Inputs = tokenInputs(gjson.GetBytes(body, "input"))
+		er.Inputs = tokenInputs(f.get("input"))
 	}
 	if er.Inputs > maxInputs {
 		return embeddingRequest{}, invalidValue("input", fmt.Sprintf("expected at most %d inputs, got %d.", maxInputs, er.Inputs))
 	}
-	switch f := gjson.GetBytes(body, "encoding_format"); {
+	switch f := f.get("encoding_format"); {
 	case !present(f), f.Str == "float" && f.Type == gjson.String:
 	case f.Str == "base64" && f.Type == gjson.String:
 		er.Base64 = true
 	default:
 		return embeddingRequest{}, invalidValue("encoding_format", fmt.Sprintf("expected float or base64, got %s.", f.Raw))
 	}
-	if e := checkInt(body, "dimensions", 1, 1<<20); e != nil {
+	if e := checkInt(&f, "dimensions", 1, 1<<20); e != nil {
 		return embeddingRequest{}, e
 	}
-	er.Dimensions = int(gjson.GetBytes(body, "dimensions").Int())
-	if e := checkString(body, "user"); e != nil {
+	er.Dimensions = int(f.get("dimensions").Int())
+	if e := checkString(&f, "user"); e != nil {
 		return embeddingRequest{}, e
 	}
 	return er, nil
@@ -114,8 +118,8 @@ func tokenInputs(in gjson.Result) int {
 // an array of token IDs, or an array of token-ID arrays. It returns the
 // texts, or tokens=true for token input. Empty strings are refused unless
 // allowEmpty (a legacy prompt may be "").
-func checkInputs(body []byte, name string, allowEmpty bool) (texts []string, tokens bool, e *Error) {
-	in := gjson.GetBytes(body, name)
+func checkInputs(f *fields, name string, allowEmpty bool) (texts []string, tokens bool, e *Error) {
+	in := owned(f.get(name)) // the texts are kept
 	const want = "a string, an array of strings, an array of token IDs, or an array of token ID arrays"
 	switch {
 	case !present(in):

@@ -1,8 +1,12 @@
 package api
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
@@ -189,4 +193,65 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFields finds each top-level field as gjson.Get does: the first of
+// duplicates, keys with escapes, past the sixteen held inline, and
+// nothing for a field absent or nested.
+func TestFields(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`{"messages":[{"role":"user","content":"hi","n":7}]`)
+	for i := range 40 {
+		fmt.Fprintf(&many, `,"k%d":%d`, i, i)
+	}
+	many.WriteString(`,"model":"last"}`)
+	bodies := []string{
+		`{"model":"m","n":2,"stream":true,"stream_options":{"include_usage":true}}`,
+		`{"mod\u0065l":"escaped","temperature":1.5,"user":null}`,
+		`{"n":1,"n":2}`,
+		many.String(),
+	}
+	names := []string{"model", "n", "stream", "stream_options", "temperature", "user", "messages", "role", "k0", "k15", "k16", "k39", "absent"}
+	for _, body := range bodies {
+		var f fields
+		f.read([]byte(body))
+		for _, name := range names {
+			if got, want := f.get(name), gjson.Get(body, name); got.Raw != want.Raw || got.Type != want.Type || got.Str != want.Str {
+				t.Errorf("%s: get(%q) = %q (%v), gjson.Get = %q (%v)", body, name, got.Raw, got.Type, want.Raw, want.Type)
+			}
+		}
+	}
+}
+
+// TestCheckedKeepsNoBody: what validation returns outlives the body,
+// whose buffer is reused for the next request.
+func TestCheckedKeepsNoBody(t *testing.T) {
+	body := []byte(`{"model":"model-a","messages":[{"role":"user","content":"hi"}]}`)
+	chat, _ := checkChat(body)
+	prompt := []byte(`{"model":"model-b","prompt":["one","two"]}`)
+	compl, _ := checkCompletion(prompt)
+	embed, _ := checkEmbedding([]byte(`{"model":"model-c","input":"x"}`))
+	for _, b := range [][]byte{body, prompt} {
+		for i := range b {
+			b[i] = '#'
+		}
+	}
+	if chat.Model != "model-a" || compl.Model != "model-b" || embed.Model != "model-c" ||
+		!slices.Equal(compl.Prompts, []string{"one", "two"}) {
+		t.Errorf("after the bodies were overwritten: chat %q, completion %q %q, embeddings %q",
+			chat.Model, compl.Model, compl.Prompts, embed.Model)
+	}
+}
+
+// TestCheckChatAllocs: a plain chat body's validation allocates only the
+// model ID it returns, whatever the escapes in its messages (issue 18).
+func TestCheckChatAllocs(t *testing.T) {
+	body := []byte(`{"model":"gpt-5.4-mini","messages":[{"role":"system","content":"Be brief.\nNo \"quotes\"."},{"role":"user","content":"hi"}],"temperature":0.2,"stream":false}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if _, e := checkChat(body); e != nil {
+			t.Fatal(e)
+		}
+	}); n > 1 {
+		t.Errorf("checkChat: %v allocations, want 1", n)
+	}
 }

@@ -269,7 +269,11 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 // failed last), after how many attempts, and announces the retirement of
 // that model when it is not the one the Deprecation headers name yet.
 func (x *exchange) headers(h http.Header) {
-	vals := []string{x.model.ID, x.rec.Provider, strconv.Itoa(x.rec.Attempts)} // one allocation
+	// The values live in the exchange: a fresh array for each call is an
+	// allocation, and a header map holds the strings, not the array, once
+	// net/http copies it to send it.
+	vals := &x.hdr
+	*vals = [3]string{x.model.ID, x.rec.Provider, strconv.Itoa(x.rec.Attempts)}
 	h["X-Switchyard-Model"], h["X-Switchyard-Deployment"], h["X-Switchyard-Attempts"] = vals[0:1:1], vals[1:2:2], vals[2:3:3]
 	if x.model != x.requested {
 		noticeHeaders(h, x.model, x.g.opt.Now())

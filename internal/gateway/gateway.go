@@ -241,7 +241,7 @@ func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
 	}
 	lim := x.spans.limits(ctx, g)
 	err = g.checkBudget(ctx, req)
-	var res *reservation
+	var res reservation
 	if err == nil {
 		res, err = g.reserve(ctx, req, m, w.Header())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
+	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/usd"
@@ -63,29 +64,32 @@ func (g *Gateway) checkBudget(ctx context.Context, req *Request) error {
 	return fmt.Errorf("%w: %w", ErrBudgetUnavailable, err)
 }
 
-// reservation is what a request took from its rate limits.
+// reservation is what a request took from its rate limits; the zero
+// value took nothing. It is kept by value: a pointer would cost every
+// limited request an allocation.
 type reservation struct {
 	subject limits.Subject
 	tokens  int64
+	taken   bool
 }
 
 // reserve checks the request against its rate limits and sets the
 // x-ratelimit-* headers; a limit that refuses it is a *RateLimited.
-func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, hdr http.Header) (*reservation, error) {
+func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, hdr http.Header) (reservation, error) {
 	if g.opt.Rates == nil {
-		return nil, nil
+		return reservation{}, nil
 	}
 	p := req.Principal
 	s := limits.Subject{AccountID: p.AccountID, KeyID: p.KeyID,
 		AccountRPM: p.AccountLimits.RPM, AccountTPM: p.AccountLimits.TPM, KeyRPM: p.KeyLimits.RPM, KeyTPM: p.KeyLimits.TPM}
 	if s.AccountRPM <= 0 && s.AccountTPM <= 0 && s.KeyRPM <= 0 && s.KeyTPM <= 0 {
-		return nil, nil
+		return reservation{}, nil
 	}
 	tokens := estimateTokens(req.Endpoint, req.chatBody(), m, g.opt.OutputAllowance)
 	out, err := g.opt.Rates.Reserve(ctx, s, tokens)
 	if err != nil {
 		g.opt.Log.Error("rate limiter", "id", requestID(req), "err", err)
-		return nil, fmt.Errorf("%w: %w", ErrRatesUnavailable, err)
+		return reservation{}, fmt.Errorf("%w: %w", ErrRatesUnavailable, err)
 	}
 	if out.Refused != nil {
 		if out.Refused.Kind == "requests" {
@@ -96,14 +100,14 @@ func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, h
 	}
 	setRateHeaders(hdr, out)
 	if out.Refused != nil {
-		return nil, &RateLimited{Refusal: out.Refused}
+		return reservation{}, &RateLimited{Refusal: out.Refused}
 	}
-	return &reservation{subject: s, tokens: tokens}, nil
+	return reservation{subject: s, tokens: tokens, taken: true}, nil
 }
 
 // settle corrects the token reservation to what the request used.
-func (g *Gateway) settle(ctx context.Context, req *Request, res *reservation, used int64) {
-	if res == nil || (res.subject.KeyTPM <= 0 && res.subject.AccountTPM <= 0) {
+func (g *Gateway) settle(ctx context.Context, req *Request, res reservation, used int64) {
+	if !res.taken || (res.subject.KeyTPM <= 0 && res.subject.AccountTPM <= 0) {
 		return
 	}
 	if err := g.opt.Rates.Settle(context.WithoutCancel(ctx), res.subject, res.tokens, used); err != nil {
@@ -112,8 +116,8 @@ func (g *Gateway) settle(ctx context.Context, req *Request, res *reservation, us
 }
 
 // refund gives back all a request reserved: the request and its tokens.
-func (g *Gateway) refund(ctx context.Context, req *Request, res *reservation) {
-	if res == nil {
+func (g *Gateway) refund(ctx context.Context, req *Request, res reservation) {
+	if !res.taken {
 		return
 	}
 	if err := g.opt.Rates.Refund(context.WithoutCancel(ctx), res.subject, res.tokens); err != nil {
@@ -131,9 +135,10 @@ func estimateTokens(e provider.Endpoint, body []byte, m *catalog.Model, allowanc
 	if e == provider.EndpointEmbedding {
 		return prompt
 	}
-	out := gjson.GetBytes(body, "max_completion_tokens").Int()
+	f := sizeFieldsOf(body)
+	out := f.maxCompletionTokens.Int()
 	if out <= 0 {
-		out = gjson.GetBytes(body, "max_tokens").Int()
+		out = f.maxTokens.Int()
 	}
 	switch {
 	case out > 0:
@@ -145,11 +150,46 @@ func estimateTokens(e provider.Endpoint, body []byte, m *catalog.Model, allowanc
 			out = mo
 		}
 	}
-	n := max(gjson.GetBytes(body, "n").Int(), 1)
+	n := max(f.n.Int(), 1)
 	if e == provider.EndpointCompletion {
-		n = max(n, gjson.GetBytes(body, "best_of").Int()) * promptCount(gjson.GetBytes(body, "prompt"))
+		n = max(n, f.bestOf.Int()) * promptCount(f.prompt)
 	}
 	return prompt + n*out
+}
+
+// sizeFields are the top-level fields of a body that size its answers.
+type sizeFields struct {
+	maxCompletionTokens, maxTokens, n, bestOf, prompt gjson.Result
+}
+
+// sizeFieldsOf finds the fields in one walk of body, read in place: a
+// lookup of each would walk the whole body (its messages included) for
+// each one absent, as most are (issue 18). The first of duplicates
+// counts, as for gjson.Get.
+func sizeFieldsOf(body []byte) sizeFields {
+	var f sizeFields
+	gjson.Parse(jsonscan.View(body)).ForEach(func(k, v gjson.Result) bool {
+		var to *gjson.Result
+		switch k.Str {
+		case "max_completion_tokens":
+			to = &f.maxCompletionTokens
+		case "max_tokens":
+			to = &f.maxTokens
+		case "n":
+			to = &f.n
+		case "best_of":
+			to = &f.bestOf
+		case "prompt":
+			to = &f.prompt
+		default:
+			return true
+		}
+		if !to.Exists() {
+			*to = v
+		}
+		return true
+	})
+	return f
 }
 
 // promptCount is the number of prompts of a legacy completion: a string or

@@ -26,6 +26,10 @@ func TestEstimateTokens(t *testing.T) {
 		{"completion token prompts", provider.EndpointCompletion, `{"prompt":[[1],[2]],"max_tokens":100}`, 200},
 		{"completion best_of", provider.EndpointCompletion, `{"prompt":["a","b"],"max_tokens":100,"n":2,"best_of":5}`, 1000},
 		{"embedding", provider.EndpointEmbedding, `{"input":["a","b"]}`, 0},
+		{"chat fields after messages", provider.EndpointChat, `{"messages":[{"role":"user","content":"hi","max_tokens":7,"n":9}],"n":2,"max_completion_tokens":50}`, 100},
+		{"chat max_completion_tokens first", provider.EndpointChat, `{"max_tokens":100,"max_completion_tokens":20}`, 20},
+		{"chat duplicates: the first", provider.EndpointChat, `{"max_tokens":100,"max_tokens":5}`, 100},
+		{"chat zero max_completion_tokens", provider.EndpointChat, `{"max_completion_tokens":0,"max_tokens":30}`, 30},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -61,6 +61,9 @@ type exchange struct {
 	// left are the requested model's fallbacks not tried yet.
 	left []string
 
+	// hdr holds the values of the X-Switchyard-* headers (headers).
+	hdr [3]string
+
 	// refund is set when the request failed by the gateway's own fault:
 	// its rate-limit reservation is given back whole.
 	refund bool

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -94,24 +95,56 @@ func usable(rt *route.Table, req *Request, id string, allow route.Allow) *catalo
 
 // textTokens is a lower bound of the tokens of chat messages: their text
 // contents and tool-call arguments.
-func textTokens(msgs gjson.Result) int {
+func textTokens(msgs gjson.Result) int { return ceilDiv(textBytes(msgs), maxBytesPerToken) }
+
+// textBytes is the length of chat messages' texts, unescaped. They are
+// measured in place (stringLen): gjson would copy each one, unescaped, to
+// be measured (issue 18).
+func textBytes(msgs gjson.Result) int {
 	b := 0
 	msgs.ForEach(func(_, m gjson.Result) bool {
-		content := m.Get("content")
+		content := member(m, "content")
 		if content.Type == gjson.String {
-			b += len(content.Str)
+			b += stringLen(m, "content")
 		}
 		content.ForEach(func(_, part gjson.Result) bool {
-			b += len(part.Get("text").Str)
+			b += stringLen(part, "text")
 			return true
 		})
-		m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-			b += len(tc.Get("function.arguments").Str)
+		member(m, "tool_calls").ForEach(func(_, tc gjson.Result) bool {
+			b += stringLen(member(tc, "function"), "arguments")
 			return true
 		})
 		return true
 	})
-	return ceilDiv(b, maxBytesPerToken)
+	return b
+}
+
+// member returns obj's member key as obj.Get(key) does, but a string as
+// its type alone (Raw and Str empty), uncopied: the callers measure
+// strings with stringLen.
+func member(obj gjson.Result, key string) gjson.Result {
+	raw, ok := jsonscan.Member(obj.Raw, key)
+	switch {
+	case !ok:
+		return obj.Get(key)
+	case strings.HasPrefix(raw, `"`):
+		return gjson.Result{Type: gjson.String}
+	}
+	return gjson.Parse(raw)
+}
+
+// stringLen returns len(obj.Get(key).Str) without the copy gjson makes
+// of the text to unescape it.
+func stringLen(obj gjson.Result, key string) int {
+	raw, ok := jsonscan.Member(obj.Raw, key)
+	switch {
+	case !ok:
+		return len(obj.Get(key).Str)
+	case strings.HasPrefix(raw, `"`):
+		return jsonscan.StringLen(raw)
+	}
+	return 0
 }
 
 // largestInput is a lower bound of the tokens of the longest of a legacy

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/provider"
@@ -74,5 +75,49 @@ func TestCheckWindow(t *testing.T) {
 	}
 	if err := checkWindow(provider.EndpointChat, []byte(chat(text(10*fits))), &catalog.Model{ID: "m"}); err != nil {
 		t.Errorf("a model with no known window refused: %v", err)
+	}
+}
+
+// TestTextBytes measures texts in place (issue 18) exactly as gjson's
+// unescaped copies measured them: contents, parts, tool-call arguments,
+// escapes, and the shapes that hold no text.
+func TestTextBytes(t *testing.T) {
+	// copied is the count from gjson's copies, as it was done before.
+	copied := func(msgs gjson.Result) int {
+		b := 0
+		msgs.ForEach(func(_, m gjson.Result) bool {
+			content := m.Get("content")
+			if content.Type == gjson.String {
+				b += len(content.Str)
+			}
+			content.ForEach(func(_, part gjson.Result) bool {
+				b += len(part.Get("text").Str)
+				return true
+			})
+			m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+				b += len(tc.Get("function.arguments").Str)
+				return true
+			})
+			return true
+		})
+		return b
+	}
+	long := strings.Repeat(`line \"one\"\n\u00e9\ud83d\ude00 `, 40)
+	for _, msgs := range []string{
+		`[{"role":"user","content":"` + long + `"}]`,
+		`[{"role":"user","content":[{"type":"text","text":"` + long + `"},{"type":"image_url","image_url":{"url":"x"}},"bare",7]}]`,
+		`[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":\"` + long + `\"}"}},{"function":{"arguments":5}},"x"]}]`,
+		`[{"role":"user","content":{"text":"` + long + `"}},{"role":"user"},{"role":"user","content":7},"not a message",[1]]`,
+		`[{"r\u006fle":"user","c\u006fntent":"` + long + `"},{"content":"a","content":"bb"}]`,
+		`[{"role":"tool","content":"x","tool_calls":{"a":{"function":{"arguments":"` + long + `"}}}}]`,
+	} {
+		m := gjson.Parse(msgs)
+		if got, want := textBytes(m), copied(m); got != want {
+			t.Errorf("%.60s…: textBytes = %d, want %d", msgs, got, want)
+		}
+	}
+	m := gjson.Parse(`[{"role":"user","content":"` + long + `"},{"role":"user","content":[{"type":"text","text":"` + long + `"}]}]`)
+	if n := testing.AllocsPerRun(50, func() { textBytes(m) }); n != 0 {
+		t.Errorf("textBytes: %v allocations, want none", n)
 	}
 }

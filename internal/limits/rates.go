@@ -53,11 +53,37 @@ type check struct {
 	limit, cost     int64
 }
 
-// bucket names the check's bucket. The limit is part of the name: a
-// bucket holds time owed at its own rate, so a changed limit starts a
-// fresh bucket instead of reading the old one at the new rate.
-func (c check) bucket() string {
-	return c.kind[:1] + ":" + c.scope[:1] + ":" + c.id + ":" + strconv.FormatInt(c.limit, 10)
+// appendBucket appends the name of the check's bucket. The limit is part
+// of the name: a bucket holds time owed at its own rate, so a changed
+// limit starts a fresh bucket instead of reading the old one at the new
+// rate.
+func (c check) appendBucket(b []byte) []byte {
+	b = append(b, c.kind[0], ':', c.scope[0], ':')
+	b = append(b, c.id...)
+	b = append(b, ':')
+	return strconv.AppendInt(b, c.limit, 10)
+}
+
+// buckets names the buckets of the checks that apply (a positive limit),
+// with one allocation for all the names instead of two for each: a
+// limited request names up to six buckets, in Reserve and Settle
+// (issue 18).
+func buckets(cs []check) [4]string {
+	var buf [4 * 48]byte
+	b, ends := buf[:0], [4]int{}
+	for i, c := range cs {
+		if c.limit > 0 {
+			b = c.appendBucket(b)
+		}
+		ends[i] = len(b)
+	}
+	all := string(b)
+	var names [4]string
+	start := 0
+	for i := range cs {
+		names[i], start = all[start:ends[i]], ends[i]
+	}
+	return names
 }
 
 func (c check) rate() Rate { return Rate{Limit: c.limit, Period: time.Minute} }
@@ -77,19 +103,20 @@ func (s Subject) checks(tokens int64) [4]check {
 // plus its output allowance) from the subject's buckets, or refuses.
 func (r *Rates) Reserve(ctx context.Context, s Subject, tokens int64) (Outcome, error) {
 	checks := s.checks(tokens)
+	names := buckets(checks[:])
 	var out Outcome
 	var reqDec, tokDec [2]Decision
 	for i, c := range checks {
 		if c.limit <= 0 {
 			continue
 		}
-		d, err := r.lim.Take(ctx, c.bucket(), c.rate(), c.cost)
+		d, err := r.lim.Take(ctx, names[i], c.rate(), c.cost)
 		if err != nil {
-			r.giveBack(ctx, checks[:i])
+			r.giveBack(ctx, checks[:i], names[:i])
 			return Outcome{}, err
 		}
 		if !d.Allowed {
-			r.giveBack(ctx, checks[:i])
+			r.giveBack(ctx, checks[:i], names[:i])
 			out.Refused = &Refusal{Kind: c.kind, Scope: c.scope, ID: c.id, Decision: d, TooLarge: c.cost > c.limit, Cost: c.cost}
 			return out, nil
 		}
@@ -118,11 +145,11 @@ func binding(d [2]Decision, keyLimit, acctLimit int64) (Decision, bool) {
 	return d[1], true
 }
 
-// giveBack returns what the passed checks took.
-func (r *Rates) giveBack(ctx context.Context, passed []check) {
-	for _, c := range passed {
+// giveBack returns what the passed checks, of the buckets named, took.
+func (r *Rates) giveBack(ctx context.Context, passed []check, names []string) {
+	for i, c := range passed {
 		if c.limit > 0 {
-			r.lim.Adjust(ctx, c.bucket(), c.rate(), -c.cost)
+			r.lim.Adjust(ctx, names[i], c.rate(), -c.cost)
 		}
 	}
 }
@@ -130,11 +157,13 @@ func (r *Rates) giveBack(ctx context.Context, passed []check) {
 // Refund gives back all that Reserve took for a request that failed by
 // the gateway's own fault: the request and its reserved tokens.
 func (r *Rates) Refund(ctx context.Context, s Subject, reserved int64) error {
-	for _, c := range s.checks(reserved) {
+	checks := s.checks(reserved)
+	names := buckets(checks[:])
+	for i, c := range checks {
 		if c.limit <= 0 {
 			continue
 		}
-		if err := r.lim.Adjust(ctx, c.bucket(), c.rate(), -c.cost); err != nil {
+		if err := r.lim.Adjust(ctx, names[i], c.rate(), -c.cost); err != nil {
 			return err
 		}
 	}
@@ -148,11 +177,13 @@ func (r *Rates) Settle(ctx context.Context, s Subject, reserved, used int64) err
 	if delta == 0 {
 		return nil
 	}
-	for _, c := range []check{{"tokens", "key", s.KeyID, s.KeyTPM, 0}, {"tokens", "account", s.AccountID, s.AccountTPM, 0}} {
+	checks := [2]check{{"tokens", "key", s.KeyID, s.KeyTPM, 0}, {"tokens", "account", s.AccountID, s.AccountTPM, 0}}
+	names := buckets(checks[:])
+	for i, c := range checks {
 		if c.limit <= 0 {
 			continue
 		}
-		if err := r.lim.Adjust(ctx, c.bucket(), c.rate(), delta); err != nil {
+		if err := r.lim.Adjust(ctx, names[i], c.rate(), delta); err != nil {
 			return err
 		}
 	}
@@ -171,23 +202,18 @@ type Use struct {
 // anything; only the buckets of limits that apply are read.
 func (r *Rates) Current(ctx context.Context, s Subject) (Use, error) {
 	var u Use
-	for _, c := range []struct {
-		check
-		out *int64
-	}{
-		{check{"requests", "key", s.KeyID, s.KeyRPM, 0}, &u.KeyRequests},
-		{check{"requests", "account", s.AccountID, s.AccountRPM, 0}, &u.AccountRequests},
-		{check{"tokens", "key", s.KeyID, s.KeyTPM, 0}, &u.KeyTokens},
-		{check{"tokens", "account", s.AccountID, s.AccountTPM, 0}, &u.AccountTokens},
-	} {
+	checks := s.checks(0)
+	names := buckets(checks[:])
+	for i, out := range [4]*int64{&u.KeyRequests, &u.AccountRequests, &u.KeyTokens, &u.AccountTokens} {
+		c := checks[i]
 		if c.limit <= 0 {
 			continue
 		}
-		d, err := r.lim.Take(ctx, c.bucket(), c.rate(), 0)
+		d, err := r.lim.Take(ctx, names[i], c.rate(), 0)
 		if err != nil {
 			return Use{}, err
 		}
-		*c.out = d.Limit - d.Remaining
+		*out = d.Limit - d.Remaining
 	}
 	return u, nil
 }

@@ -2,8 +2,11 @@ package limits_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchyard-gw/switchyard/internal/limits"
 )
@@ -130,5 +133,74 @@ func TestRatesRefund(t *testing.T) {
 	want := limits.Use{KeyRequests: 2, AccountRequests: 2, KeyTokens: 800, AccountTokens: 800}
 	if got, err := r.Current(ctx, s); err != nil || got != want {
 		t.Errorf("Current = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// keyLog is a Limiter that always allows and notes the buckets named.
+type keyLog struct{ keys []string }
+
+func (l *keyLog) Take(_ context.Context, key string, r limits.Rate, _ int64) (limits.Decision, error) {
+	l.keys = append(l.keys, "take "+key)
+	return limits.Decision{Allowed: true, Limit: r.Limit, Remaining: r.Limit}, nil
+}
+
+func (l *keyLog) Adjust(_ context.Context, key string, _ limits.Rate, _ int64) error {
+	l.keys = append(l.keys, "adjust "+key)
+	return nil
+}
+
+// TestRatesBuckets pins the bucket names, which Redis keeps across
+// restarts and versions: kind, scope, ID and limit.
+func TestRatesBuckets(t *testing.T) {
+	ctx := context.Background()
+	all := limits.Subject{AccountID: "acct_1", KeyID: "key_1", KeyRPM: 60, AccountRPM: 600, KeyTPM: 6000, AccountTPM: 1_000_000_000}
+	some := limits.Subject{AccountID: "acct_1", KeyID: "key_" + strings.Repeat("x", 200), AccountRPM: 600, KeyTPM: 6000}
+	for _, tc := range []struct {
+		name string
+		call func(r *limits.Rates) error
+		want []string
+	}{
+		{"reserve", func(r *limits.Rates) error { _, err := r.Reserve(ctx, all, 10); return err }, []string{
+			"take r:k:key_1:60", "take r:a:acct_1:600", "take t:k:key_1:6000", "take t:a:acct_1:1000000000"}},
+		{"reserve some, a long ID", func(r *limits.Rates) error { _, err := r.Reserve(ctx, some, 10); return err }, []string{
+			"take r:a:acct_1:600", "take t:k:" + some.KeyID + ":6000"}},
+		{"settle", func(r *limits.Rates) error { return r.Settle(ctx, all, 10, 4) }, []string{
+			"adjust t:k:key_1:6000", "adjust t:a:acct_1:1000000000"}},
+		{"settle some", func(r *limits.Rates) error { return r.Settle(ctx, some, 10, 4) }, []string{
+			"adjust t:k:" + some.KeyID + ":6000"}},
+		{"refund", func(r *limits.Rates) error { return r.Refund(ctx, all, 10) }, []string{
+			"adjust r:k:key_1:60", "adjust r:a:acct_1:600", "adjust t:k:key_1:6000", "adjust t:a:acct_1:1000000000"}},
+		{"current", func(r *limits.Rates) error { _, err := r.Current(ctx, some); return err }, []string{
+			"take r:a:acct_1:600", "take t:k:" + some.KeyID + ":6000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l keyLog
+			if err := tc.call(limits.NewRates(&l)); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, l.keys); diff != "" {
+				t.Errorf("buckets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRatesAllocs counts the allocations of a limited request's Reserve
+// and Settle in memory: one for the bucket names of each (issue 18).
+func TestRatesAllocs(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	r := limits.NewRates(limits.NewMemory(func() time.Time { return now }))
+	s := limits.Subject{AccountID: "acct_1", KeyID: "key_1", KeyRPM: 1e9, AccountRPM: 1e9, KeyTPM: 1e9, AccountTPM: 1e9}
+	got := testing.AllocsPerRun(100, func() {
+		if out, err := r.Reserve(ctx, s, 500); err != nil || out.Refused != nil {
+			t.Fatalf("reserve: %+v, %v", out.Refused, err)
+		}
+		if err := r.Settle(ctx, s, 500, 20); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got > 2 {
+		t.Errorf("Reserve and Settle: %v allocations, want at most 2", got)
 	}
 }

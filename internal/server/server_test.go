@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -406,4 +407,47 @@ func selfSigned(t *testing.T, dir string) (string, string) {
 	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 	return certFile, keyFile
+}
+
+// TestRecordContext: the context the access log gives handlers (its own
+// type since issue 18) carries the record and its parent's values, is
+// done with its parent, and lets contexts derived from it hang on the
+// parent's cancellation, not on a goroutine each.
+func TestRecordContext(t *testing.T) {
+	type key struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "parent's"))
+	defer cancel()
+	var ctx context.Context
+	h := AccessLog(slog.New(slog.DiscardHandler))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx = r.Context()
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil).WithContext(parent))
+	rec, ok := RecordOf(ctx)
+	if !ok || !strings.HasPrefix(rec.ID, "req_") || RecordFrom(ctx) != rec {
+		t.Fatalf("RecordOf = %+v, %v; want the request's record", rec, ok)
+	}
+	if got := ctx.Value(key{}); got != "parent's" {
+		t.Errorf("Value(parent's key) = %v", got)
+	}
+	before := runtime.NumGoroutine()
+	var children []context.Context
+	for range 100 {
+		child, stop := context.WithTimeout(ctx, time.Hour)
+		defer stop()
+		children = append(children, child)
+	}
+	if n := runtime.NumGoroutine() - before; n >= 50 {
+		t.Errorf("100 derived contexts started %d goroutines", n)
+	}
+	cancel()
+	for i, child := range children {
+		select {
+		case <-child.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatalf("child %d not done when the request's context was cancelled", i)
+		}
+	}
+	if ctx.Err() != context.Canceled {
+		t.Errorf("Err = %v, want context.Canceled", ctx.Err())
+	}
 }

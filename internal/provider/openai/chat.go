@@ -23,7 +23,7 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 	if err != nil {
 		return nil, err
 	}
-	b, h, err := c.call(ctx, r, "/chat/completions", body)
+	b, h, err := c.call(ctx, r, chatPath, body)
 	if err != nil {
 		return nil, err
 	}
@@ -89,13 +89,13 @@ func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.
 	if err != nil {
 		return nil, err
 	}
-	return c.stream(ctx, r, "/chat/completions", body, translated)
+	return c.stream(ctx, r, chatPath, body, translated)
 }
 
 // stream opens an upstream stream. The timeout bounds only the wait for
 // the response headers; the stream then lasts as long as ctx.
 func (c *Client) stream(ctx context.Context, r *provider.Request, path string, body []byte, translated bool) (provider.Stream, error) {
-	resp, cancel, err := c.up.Open(ctx, c.opt.BaseURL+path, body, r.RequestID)
+	resp, cancel, err := c.up.Open(ctx, c.url(path), body, r.RequestID)
 	if err != nil {
 		return nil, err
 	}

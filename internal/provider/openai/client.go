@@ -49,7 +49,11 @@ type Options struct {
 type Client struct {
 	opt Options
 	up  provider.Upstream
+	// chatURL is BaseURL+chatPath, made once: most calls are chats.
+	chatURL string
 }
+
+const chatPath = "/chat/completions"
 
 var (
 	_ provider.Timeouter = (*Client)(nil)
@@ -76,7 +80,7 @@ func New(opt Options) *Client {
 	for k, v := range opt.Headers {
 		h.Set(k, v)
 	}
-	return &Client{opt: opt, up: provider.Upstream{
+	return &Client{opt: opt, chatURL: opt.BaseURL + chatPath, up: provider.Upstream{
 		Name: opt.Name, Client: &http.Client{Transport: opt.Transport}, Header: h, Timeout: opt.Timeout, IdleTimeout: opt.StreamIdleTimeout,
 		FirstByteTimeout: opt.FirstByteTimeout, ConnectTimeout: opt.ConnectTimeout,
 	}}
@@ -96,7 +100,15 @@ func (c *Client) Type() string { return c.opt.Type }
 
 // call posts body to path and reads the whole answer.
 func (c *Client) call(ctx context.Context, r *provider.Request, path string, body []byte) ([]byte, http.Header, error) {
-	return c.up.Call(ctx, c.opt.BaseURL+path, body, r.RequestID)
+	return c.up.Call(ctx, c.url(path), body, r.RequestID)
+}
+
+// url returns the URL of path on the upstream.
+func (c *Client) url(path string) string {
+	if path == chatPath {
+		return c.chatURL
+	}
+	return c.opt.BaseURL + path
 }
 
 // withModel returns body with "model" set to the upstream ID, copying only
