@@ -17,8 +17,7 @@ import (
 // client returns. An answer that the client would follow to another URL
 // (a redirect with a Location) is asked for again through the client,
 // which follows it: the upstream, which did not serve the request, sees
-// it twice. (Every request post makes can be sent again: its body is in
-// memory, GetBody set.)
+// it twice.
 func (u *Upstream) send(req *http.Request) (*http.Response, error) {
 	c := u.Client
 	if c.Jar != nil || c.Timeout > 0 || req.URL.User != nil {
