@@ -74,7 +74,7 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 	// The attempt's span, when the request is traced, is the upstream's
 	// parent; untraced, ctx has no span and nothing is sent.
 	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(req.Header))
-	resp, err := u.send(req)
+	resp, err := u.Client.Do(req)
 	if err != nil {
 		return nil, FromTransport(ctx, u.Name, err)
 	}

@@ -3,15 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"reflect"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -152,65 +148,5 @@ func TestUpstreamHeader(t *testing.T) {
 	}
 	if !reflect.DeepEqual(u.Header, shared) {
 		t.Errorf("shared headers changed: %v, want %v", u.Header, shared)
-	}
-}
-
-// TestCallRedirect: a call sent to the transport itself (issue 18) still
-// follows redirects as http.Client does: 307 and 308 with the body, 303
-// as a GET; a 3xx without a Location is the answer.
-func TestCallRedirect(t *testing.T) {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		switch r.URL.Path {
-		case "/307", "/308", "/303":
-			code, _ := strconv.Atoi(r.URL.Path[1:])
-			http.Redirect(w, r, "/moved", code)
-		case "/nowhere":
-			w.WriteHeader(http.StatusTemporaryRedirect)
-		case "/moved":
-			fmt.Fprintf(w, `{"method":%q,"body":%q,"id":%q}`, r.Method, body, r.Header.Get("X-Request-Id"))
-		}
-	}))
-	defer ts.Close()
-	u := &Upstream{Name: "up", Client: &http.Client{Transport: &http.Transport{}}, Header: http.Header{}, Timeout: 5 * time.Second}
-	defer u.Client.CloseIdleConnections()
-	for _, tt := range []struct {
-		path, want string
-		status     int
-	}{
-		{"/307", `{"method":"POST","body":"{\"a\":1}","id":"req_1"}`, 0},
-		{"/308", `{"method":"POST","body":"{\"a\":1}","id":"req_1"}`, 0},
-		{"/303", `{"method":"GET","body":"","id":"req_1"}`, 0},
-		{"/nowhere", "", http.StatusTemporaryRedirect},
-	} {
-		t.Run(tt.path, func(t *testing.T) {
-			b, _, err := u.Call(context.Background(), ts.URL+tt.path, []byte(`{"a":1}`), "req_1")
-			var pe *Error
-			switch {
-			case tt.status != 0 && (!errors.As(err, &pe) || pe.Status != tt.status):
-				t.Errorf("err %v, want status %d", err, tt.status)
-			case tt.status == 0 && (err != nil || string(b) != tt.want):
-				t.Errorf("got %s, %v; want %s", b, err, tt.want)
-			}
-		})
-	}
-}
-
-// TestCallTransportError: a call that fails in the transport fails with
-// the *url.Error http.Client gives, naming the method and the URL.
-func TestCallTransportError(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens: the dial is refused
-	u := &Upstream{Name: "up", Client: &http.Client{Transport: &http.Transport{}}, Header: http.Header{}, Timeout: 5 * time.Second}
-	_, _, err = u.Call(context.Background(), "http://"+addr+"/v1/chat/completions", []byte("{}"), "")
-	var ue *url.Error
-	var pe *Error
-	if !errors.As(err, &pe) || pe.Kind != KindUnavailable || !errors.As(err, &ue) || ue.Op != "Post" ||
-		ue.URL != "http://"+addr+"/v1/chat/completions" {
-		t.Errorf("err %#v, want a KindUnavailable Error of a *url.Error of the Post", err)
 	}
 }
