@@ -225,10 +225,19 @@ type dailyRow struct {
 }
 
 // rollup sums recs by account, UTC day, model and key, sorted by those.
+// A batch's records are mostly of one day, whose name is formatted once
+// (a string made per record was an allocation each).
 func rollup(recs []*meter.Record) []dailyRow {
 	sums := map[dailyKey]*dailyTotals{}
+	var day string
+	var from, to time.Time // the UTC day named day
 	for _, r := range recs {
-		k := dailyKey{r.AccountID, r.Time.UTC().Format(time.DateOnly), r.Model, r.KeyID}
+		if r.Time.Before(from) || !r.Time.Before(to) {
+			from = r.Time.UTC().Truncate(24 * time.Hour)
+			to = from.Add(24 * time.Hour)
+			day = from.Format(time.DateOnly)
+		}
+		k := dailyKey{r.AccountID, day, r.Model, r.KeyID}
 		t := sums[k]
 		if t == nil {
 			t = &dailyTotals{}
