@@ -54,6 +54,7 @@ type Store struct {
 	now      func() time.Time
 
 	stmtMu     sync.Mutex
+	dailyStmts map[int]*sql.Stmt // by rows; guarded by stmtMu: see upsertDaily
 	usageStmts map[int]*sql.Stmt // by rows; guarded by stmtMu: see usageInsert
 }
 
@@ -157,6 +158,9 @@ func (s *Store) Dialect() string {
 func (s *Store) Close() error {
 	s.stmtMu.Lock()
 	for _, st := range s.usageStmts {
+		st.Close()
+	}
+	for _, st := range s.dailyStmts {
 		st.Close()
 	}
 	s.stmtMu.Unlock()

@@ -16,9 +16,6 @@ import (
 
 var _ meter.Sink = (*Store)(nil)
 
-// usageChunk bounds the rows of one rollup upsert on SQLite.
-const usageChunk = 500
-
 const usageColumns = `id, request_id, created_at, account_id, key_id, endpoint, model, provider, upstream_model,
 	prompt_tokens, completion_tokens, total_tokens, cached_tokens, tokens_estimated,
 	input_price, output_price, price_version, cost, latency_us, ttft_us, status, error_type, streamed, cancelled,
@@ -114,36 +111,50 @@ func same[T comparable](prev []any, i int, v T) any {
 const usageRows = 32
 
 // insertUsage inserts recs (unique IDs, sorted) on SQLite and returns
-// those that were new, by prepared multi-row statements: usageRows
-// records at a time, then the remainder by one statement each of 16, 8,
-// 4, 2 and 1 rows as its size requires, at most five (one by one, a
-// remainder cost a statement per record).
+// those that were new, by prepared multi-row statements (inParts).
 func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, recs []*meter.Record) ([]*meter.Record, error) {
 	out := make([]*meter.Record, 0, len(recs))
 	args := make([]any, 0, min(len(recs), usageRows)*len(usageColumnNames))
-	for rows := usageRows; len(recs) > 0; rows /= 2 {
-		if len(recs) < rows {
-			continue
-		}
-		st, err := s.usageInsert(ctx, tx, rows)
-		if err != nil {
-			return nil, fmt.Errorf("insert records: %w", err)
-		}
-		for len(recs) >= rows {
-			part := recs[:rows]
-			recs = recs[rows:]
+	err := inParts(len(recs), func(rows int) (*sql.Stmt, error) { return s.usageInsert(ctx, tx, rows) },
+		func(st *sql.Stmt, from, to int) error {
 			args = args[:0]
-			for _, r := range part {
+			for _, r := range recs[from:to] {
 				args = appendUsageArgs(args, r)
 			}
-			if out, err = insertRows(ctx, tx, st, args, part, out); err != nil {
+			var err error
+			out, err = insertRows(ctx, tx, st, args, recs[from:to], out)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("insert records: %w", err)
+	}
+	return out, nil
+}
+
+// inParts calls run for consecutive parts of n rows, from and to being a
+// part's bounds: usageRows rows at a time, then one part each of 16, 8,
+// 4, 2 and 1 rows as the remainder requires, at most five, with the
+// statement stmt gives for that many rows (one by one, a remainder cost
+// a statement per row). A few statements, each prepared once, serve every
+// count.
+func inParts(n int, stmt func(rows int) (*sql.Stmt, error), run func(st *sql.Stmt, from, to int) error) error {
+	for rows, from := usageRows, 0; from < n; rows /= 2 {
+		if n-from < rows {
+			continue
+		}
+		st, err := stmt(rows)
+		if err != nil {
+			return err
+		}
+		for ; n-from >= rows; from += rows {
+			if err := run(st, from, from+rows); err != nil {
 				st.Close()
-				return nil, fmt.Errorf("insert records: %w", err)
+				return err
 			}
 		}
 		st.Close()
 	}
-	return out, nil
+	return nil
 }
 
 // insertRows runs the insert st of part (sorted by ID) with args and
@@ -195,20 +206,29 @@ func insertRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, args []any, part,
 // statement journal first, a fifth of the writer's time at 32 rows a
 // statement; with OR IGNORE no check aborts, so there is no journal.
 func (s *Store) usageInsert(ctx context.Context, tx *sql.Tx, rows int) (*sql.Stmt, error) {
+	return s.prepared(ctx, tx, &s.usageStmts, rows, func() string {
+		return `INSERT OR IGNORE INTO usage_records (` + usageColumns + `) VALUES ` +
+			s.placeholders(rows, len(usageColumnNames))
+	})
+}
+
+// prepared returns the statement of rows rows that text makes, from
+// cache (guarded by stmtMu) or prepared on the pool on first use and
+// kept there, for tx.
+func (s *Store) prepared(ctx context.Context, tx *sql.Tx, cache *map[int]*sql.Stmt, rows int,
+	text func() string) (*sql.Stmt, error) {
 	s.stmtMu.Lock()
 	defer s.stmtMu.Unlock()
-	st := s.usageStmts[rows]
+	st := (*cache)[rows]
 	if st == nil {
 		var err error
-		st, err = s.db.PrepareContext(ctx, `INSERT OR IGNORE INTO usage_records (`+usageColumns+`) VALUES `+
-			s.placeholders(rows, len(usageColumnNames)))
-		if err != nil {
+		if st, err = s.db.PrepareContext(ctx, text()); err != nil {
 			return nil, err
 		}
-		if s.usageStmts == nil {
-			s.usageStmts = map[int]*sql.Stmt{}
+		if *cache == nil {
+			*cache = map[int]*sql.Stmt{}
 		}
-		s.usageStmts[rows] = st
+		(*cache)[rows] = st
 	}
 	return tx.StmtContext(ctx, st), nil
 }
@@ -274,21 +294,28 @@ const dailyAdd = `
 		total_tokens = usage_daily.total_tokens + excluded.total_tokens,
 		cost = usage_daily.cost + excluded.cost`
 
-// upsertDaily adds rows to usage_daily, in their order.
+// upsertDaily adds rows to usage_daily, in their order, by prepared
+// multi-row statements (inParts).
 func (s *Store) upsertDaily(ctx context.Context, tx *sql.Tx, rows []dailyRow) error {
 	const cols = 10
-	for chunk := range slices.Chunk(rows, usageChunk) {
-		args := make([]any, 0, len(chunk)*cols)
-		for _, r := range chunk {
+	args := make([]any, 0, min(len(rows), usageRows)*cols)
+	err := inParts(len(rows), func(n int) (*sql.Stmt, error) {
+		return s.prepared(ctx, tx, &s.dailyStmts, n, func() string {
+			return `INSERT INTO usage_daily (account_id, day, model, key_id,
+				requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
+			VALUES ` + s.placeholders(n, cols) + dailyAdd
+		})
+	}, func(st *sql.Stmt, from, to int) error {
+		args = args[:0]
+		for _, r := range rows[from:to] {
 			args = append(args, r.account, r.day, r.model, r.key,
 				r.requests, r.errors, r.prompt, r.completion, r.total, r.cost)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO usage_daily (account_id, day, model, key_id,
-				requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
-			VALUES `+s.placeholders(len(chunk), cols)+dailyAdd, args...)
-		if err != nil {
-			return fmt.Errorf("update daily usage: %w", err)
-		}
+		_, err := st.ExecContext(ctx, args...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("update daily usage: %w", err)
 	}
 	return nil
 }
