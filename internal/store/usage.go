@@ -71,18 +71,16 @@ func usageArgs(r *meter.Record) []any {
 }
 
 // appendUsageArgs appends r's values in usageColumns order to args.
-// A value equal to the one in the same column of the record before it in
-// args (the previous row of a multi-row insert) shares that one's boxed
-// interface value: account, key, model, endpoint, provider and prices
-// mostly repeat from one record to the next, and every string or integer
-// over 255 boxed anew was an allocation, a tenth of the gateway's under
-// load. Status and attempts go as int64, which database/sql passes on as
-// it is; an int it converts by reflection.
+// A value equal to the one in the same column of one of the last
+// sameRows records in args (the rows before it in a multi-row insert)
+// shares that one's boxed interface value: account, key, model,
+// endpoint, provider and prices mostly repeat among the requests of a
+// moment, and every string or integer over 255 boxed anew was an
+// allocation, a tenth of the gateway's under load. Status and attempts
+// go as int64, which database/sql passes on as it is; an int it converts
+// by reflection.
 func appendUsageArgs(args []any, r *meter.Record) []any {
-	var p []any
-	if n := len(usageColumnNames); len(args) >= n {
-		p = args[len(args)-n:]
-	}
+	p := args // the rows before r's
 	return append(args, r.ID, same(p, 1, r.RequestID), same(p, 2, millis(r.Time)), same(p, 3, r.AccountID),
 		same(p, 4, r.KeyID), same(p, 5, r.Endpoint), same(p, 6, r.Model), same(p, 7, r.Provider),
 		same(p, 8, r.UpstreamModel), same(p, 9, r.PromptTokens), same(p, 10, r.CompletionTokens),
@@ -93,13 +91,18 @@ func appendUsageArgs(args []any, r *meter.Record) []any {
 		same(p, 25, r.RequestedModel), same(p, 26, r.Deployment), same(p, 27, int64(r.Attempts)))
 }
 
-// same returns v as an interface value: prev[i] when that holds v (of
-// the same type), so that no new one is made, or else a new one. prev
-// may be nil.
-func same[T comparable](prev []any, i int, v T) any {
-	if prev != nil {
-		if p, ok := prev[i].(T); ok && p == v {
-			return prev[i]
+// sameRows is how many of the previous rows appendUsageArgs looks in for
+// a value to share: enough for a few keys or models taking turns.
+const sameRows = 4
+
+// same returns v as an interface value: that of column i of one of the
+// last sameRows rows of usageColumns values in args when it holds v (of
+// the same type), so that no new one is made, or else a new one.
+func same[T comparable](args []any, i int, v T) any {
+	n := len(usageColumnNames)
+	for j := len(args) - n + i; j >= 0 && j >= len(args)-sameRows*n; j -= n {
+		if p, ok := args[j].(T); ok && p == v {
+			return args[j]
 		}
 	}
 	return v
