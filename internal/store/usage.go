@@ -76,11 +76,12 @@ func usageArgs(r *meter.Record) []any {
 // shares that one's boxed interface value: account, key, model,
 // endpoint, provider and prices mostly repeat among the requests of a
 // moment, and every string or integer over 255 boxed anew was an
-// allocation, a tenth of the gateway's under load. Status and attempts
+// allocation: appendUsageArgs made a tenth of the gateway's under load
+// (issue 18). Status and attempts
 // go as int64, which database/sql passes on as it is; an int it converts
 // by reflection.
 func appendUsageArgs(args []any, r *meter.Record) []any {
-	p := args // the rows before r's
+	p := args // the rows before r, where same looks
 	return append(args, r.ID, same(p, 1, r.RequestID), same(p, 2, millis(r.Time)), same(p, 3, r.AccountID),
 		same(p, 4, r.KeyID), same(p, 5, r.Endpoint), same(p, 6, r.Model), same(p, 7, r.Provider),
 		same(p, 8, r.UpstreamModel), same(p, 9, r.PromptTokens), same(p, 10, r.CompletionTokens),
@@ -164,8 +165,10 @@ func inParts(n int, stmt func(rows int) (*sql.Stmt, error), run func(st *sql.Stm
 // appends the records it inserted to out, in part's order. Usually it
 // inserted all of them or none, as its count says. Otherwise the rows it
 // inserted are those with the rowids SQLite gave them: each new row gets
-// the largest rowid so far plus one, so the count of rows it inserted,
-// ending at the last inserted rowid, holds exactly them. That costs a
+// the largest rowid so far plus one (until the largest is 2^63-1, which
+// no ledger reaches; the count found is checked), so the count of rows
+// it inserted, ending at the last inserted rowid, holds exactly them,
+// within the transaction's write lock. That costs a
 // query in the rare batch that meets a stored ID (a replay), where
 // returning every inserted ID (RETURNING id) cost about a tenth of the
 // writer's time in every batch.
