@@ -55,6 +55,7 @@ type Store struct {
 	now      func() time.Time
 
 	stmtMu     sync.Mutex
+	dailyStmts map[int]*sql.Stmt // by rows; guarded by stmtMu: see upsertDaily
 	usageStmts map[int]*sql.Stmt // by rows; guarded by stmtMu: see usageInsert
 
 	usageStaged atomic.Int64 // PostgreSQL batches that met a stored ID: see writeUsageCopy
@@ -160,6 +161,9 @@ func (s *Store) Dialect() string {
 func (s *Store) Close() error {
 	s.stmtMu.Lock()
 	for _, st := range s.usageStmts {
+		st.Close()
+	}
+	for _, st := range s.dailyStmts {
 		st.Close()
 	}
 	s.stmtMu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +15,6 @@ import (
 )
 
 var _ meter.Sink = (*Store)(nil)
-
-// usageChunk bounds the rows of one rollup upsert on SQLite.
-const usageChunk = 500
 
 const usageColumns = `id, request_id, created_at, account_id, key_id, endpoint, model, provider, upstream_model,
 	prompt_tokens, completion_tokens, total_tokens, cached_tokens, tokens_estimated,
@@ -70,131 +66,170 @@ func uniqueByID(recs []meter.Record) []*meter.Record {
 }
 
 // appendUsageArgs appends r's values in usageColumns order to args.
+// A value equal to the one in the same column of one of the last
+// sameRows records in args (the rows before it in a multi-row insert)
+// shares that one's boxed interface value: account, key, model,
+// endpoint, provider and prices mostly repeat among the requests of a
+// moment, and every string or integer over 255 boxed anew was an
+// allocation: appendUsageArgs made a tenth of the gateway's under load
+// (issue 18). Status and attempts
+// go as int64, which database/sql passes on as it is; an int it converts
+// by reflection.
 func appendUsageArgs(args []any, r *meter.Record) []any {
-	return append(args, r.ID, r.RequestID, millis(r.Time), r.AccountID, r.KeyID, r.Endpoint, r.Model,
-		r.Provider, r.UpstreamModel, r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens,
-		r.Estimated, r.InputPrice, r.OutputPrice, r.PriceVersion, int64(r.Cost), r.Latency.Microseconds(),
-		r.TTFT.Microseconds(), r.Status, r.ErrorType, r.Streamed, r.Cancelled, r.CachedPrice,
-		r.RequestedModel, r.Deployment, r.Attempts)
+	p := args // the rows before r, where same looks
+	return append(args, r.ID, same(p, 1, r.RequestID), same(p, 2, millis(r.Time)), same(p, 3, r.AccountID),
+		same(p, 4, r.KeyID), same(p, 5, r.Endpoint), same(p, 6, r.Model), same(p, 7, r.Provider),
+		same(p, 8, r.UpstreamModel), same(p, 9, r.PromptTokens), same(p, 10, r.CompletionTokens),
+		same(p, 11, r.TotalTokens), same(p, 12, r.CachedTokens), r.Estimated, same(p, 14, r.InputPrice),
+		same(p, 15, r.OutputPrice), same(p, 16, r.PriceVersion), same(p, 17, int64(r.Cost)),
+		same(p, 18, r.Latency.Microseconds()), same(p, 19, r.TTFT.Microseconds()), same(p, 20, int64(r.Status)),
+		same(p, 21, r.ErrorType), r.Streamed, r.Cancelled, same(p, 24, r.CachedPrice),
+		same(p, 25, r.RequestedModel), same(p, 26, r.Deployment), same(p, 27, int64(r.Attempts)))
 }
 
-// usageRows is the rows of the SQLite writer's multi-row insert: enough
-// to share one statement's run among many rows, few enough that the
-// statement is prepared once and binds quickly.
+// sameRows is how many of the previous rows appendUsageArgs looks in for
+// a value to share: enough for a few keys or models taking turns.
+const sameRows = 4
+
+// same returns v as an interface value: that of column i of one of the
+// last sameRows rows of usageColumns values in args when it holds v (of
+// the same type), so that no new one is made, or else a new one.
+func same[T comparable](args []any, i int, v T) any {
+	n := len(usageColumnNames)
+	for j := len(args) - n + i; j >= 0 && j >= len(args)-sameRows*n; j -= n {
+		if p, ok := args[j].(T); ok && p == v {
+			return args[j]
+		}
+	}
+	return v
+}
+
+// usageRows is the most rows of one of the SQLite writer's multi-row
+// inserts: enough to share one statement's run among many rows, few
+// enough that the statement is prepared once and binds quickly.
 const usageRows = 32
 
 // insertUsage inserts recs (unique IDs, sorted) on SQLite and returns
-// those that were new: usageRows at a time by one prepared multi-row
-// statement, which returns the IDs it inserted, and the rest one by one
-// by another.
+// those that were new, by prepared multi-row statements (inParts).
 func (s *Store) insertUsage(ctx context.Context, tx *sql.Tx, recs []*meter.Record) ([]*meter.Record, error) {
-	one, err := s.usageInsert(ctx, tx, 1)
+	out := make([]*meter.Record, 0, len(recs))
+	args := make([]any, 0, min(len(recs), usageRows)*len(usageColumnNames))
+	err := inParts(len(recs), func(rows int) (*sql.Stmt, error) { return s.usageInsert(ctx, tx, rows) },
+		func(st *sql.Stmt, from, to int) error {
+			args = args[:0]
+			for _, r := range recs[from:to] {
+				args = appendUsageArgs(args, r)
+			}
+			var err error
+			out, err = insertRows(ctx, tx, st, args, recs[from:to], out)
+			return err
+		})
 	if err != nil {
 		return nil, fmt.Errorf("insert records: %w", err)
 	}
-	defer one.Close()
-	out := make([]*meter.Record, 0, len(recs))
-	if len(recs) >= usageRows {
-		many, err := s.usageInsert(ctx, tx, usageRows)
-		if err != nil {
-			return nil, fmt.Errorf("insert records: %w", err)
-		}
-		defer many.Close()
-		args := make([]any, 0, usageRows*len(usageColumnNames))
-		for len(recs) >= usageRows {
-			part := recs[:usageRows]
-			recs = recs[usageRows:]
-			args = args[:0]
-			for _, r := range part {
-				args = appendUsageArgs(args, r)
-			}
-			if out, err = insertReturning(ctx, many, args, part, out); err != nil {
-				return nil, fmt.Errorf("insert records: %w", err)
-			}
-		}
-	}
-	return insertEach(ctx, one, recs, out)
+	return out, nil
 }
 
-// insertReturning runs the multi-row insert st of part (sorted by ID)
-// with args and appends the records it inserted to out, in part's order.
-func insertReturning(ctx context.Context, st *sql.Stmt, args []any, part, out []*meter.Record) ([]*meter.Record, error) {
-	rows, err := st.QueryContext(ctx, args...)
+// inParts calls run for consecutive parts of n rows, from and to being a
+// part's bounds: usageRows rows at a time, then one part each of 16, 8,
+// 4, 2 and 1 rows as the remainder requires, at most five, with the
+// statement stmt gives for that many rows (one by one, a remainder cost
+// a statement per row). A few statements, each prepared once, serve every
+// count.
+func inParts(n int, stmt func(rows int) (*sql.Stmt, error), run func(st *sql.Stmt, from, to int) error) error {
+	for rows, from := usageRows, 0; from < n; rows /= 2 {
+		if n-from < rows {
+			continue
+		}
+		st, err := stmt(rows)
+		if err != nil {
+			return err
+		}
+		for ; n-from >= rows; from += rows {
+			if err := run(st, from, from+rows); err != nil {
+				st.Close()
+				return err
+			}
+		}
+		st.Close()
+	}
+	return nil
+}
+
+// insertRows runs the insert st of part (sorted by ID) with args and
+// appends the records it inserted to out, in part's order. Usually it
+// inserted all of them or none, as its count says. Otherwise the rows it
+// inserted are those with the rowids SQLite gave them: each new row gets
+// the largest rowid so far plus one (until the largest is 2^63-1, which
+// no ledger reaches; the count found is checked), so the count of rows
+// it inserted, ending at the last inserted rowid, holds exactly them,
+// within the transaction's write lock. That costs a
+// query in the rare batch that meets a stored ID (a replay), where
+// returning every inserted ID (RETURNING id) cost about a tenth of the
+// writer's time in every batch.
+func insertRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, args []any, part, out []*meter.Record) ([]*meter.Record, error) {
+	res, err := st.ExecContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var inserted [usageRows]bool
-	var id sql.RawBytes // reused: no allocation per row
-	for rows.Next() {
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		i := sort.Search(len(part), func(i int) bool { return part[i].ID >= string(id) })
-		if i < len(part) && part[i].ID == string(id) {
-			inserted[i] = true
-		}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return out, err
 	}
-	if err := rows.Err(); err != nil {
+	if n == int64(len(part)) {
+		return append(out, part...), nil
+	}
+	last, err := res.LastInsertId()
+	if err != nil {
 		return nil, err
 	}
-	for i, r := range part {
-		if inserted[i] {
+	ids, err := queryRows(ctx, tx, scanString, `SELECT id FROM usage_records WHERE rowid > $1 AND rowid <= $2`, last-n, last)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != int(n) {
+		return nil, fmt.Errorf("%d records inserted, %d found by their rowids", n, len(ids))
+	}
+	slices.Sort(ids)
+	for _, r := range part {
+		if _, found := slices.BinarySearch(ids, r.ID); found {
 			out = append(out, r)
 		}
 	}
 	return out, nil
 }
 
-// insertEach inserts recs one by one with the single-row insert st and
-// appends those that were new to out.
-func insertEach(ctx context.Context, st *sql.Stmt, recs, out []*meter.Record) ([]*meter.Record, error) {
-	args := make([]any, 0, len(usageColumnNames))
-	for _, r := range recs {
-		n, err := rowsAffected(st.ExecContext(ctx, appendUsageArgs(args[:0], r)...))
-		if err != nil {
-			return nil, fmt.Errorf("insert records: %w", err)
-		}
-		if n == 1 {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func rowsAffected(res sql.Result, err error) (int64, error) {
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// usageInsert returns the insert of rows records (returning the IDs it
-// inserted when rows > 1), prepared on the pool on first use, for tx.
+// usageInsert returns the insert of rows records, prepared on the pool
+// on first use, for tx.
 // INSERT OR IGNORE, not ON CONFLICT (id) DO NOTHING: both skip a stored
 // ID, but a statement that may abort halfway (a NOT NULL check, which
 // our values never fail) makes SQLite copy every page it changes to a
 // statement journal first, a fifth of the writer's time at 32 rows a
 // statement; with OR IGNORE no check aborts, so there is no journal.
 func (s *Store) usageInsert(ctx context.Context, tx *sql.Tx, rows int) (*sql.Stmt, error) {
+	return s.prepared(ctx, tx, &s.usageStmts, rows, func() string {
+		return `INSERT OR IGNORE INTO usage_records (` + usageColumns + `) VALUES ` +
+			s.placeholders(rows, len(usageColumnNames))
+	})
+}
+
+// prepared returns the statement of rows rows that text makes, from
+// cache (guarded by stmtMu) or prepared on the pool on first use and
+// kept there, for tx.
+func (s *Store) prepared(ctx context.Context, tx *sql.Tx, cache *map[int]*sql.Stmt, rows int,
+	text func() string) (*sql.Stmt, error) {
 	s.stmtMu.Lock()
 	defer s.stmtMu.Unlock()
-	st := s.usageStmts[rows]
+	st := (*cache)[rows]
 	if st == nil {
-		returning := ""
-		if rows > 1 {
-			returning = ` RETURNING id`
-		}
 		var err error
-		st, err = s.db.PrepareContext(ctx, `INSERT OR IGNORE INTO usage_records (`+usageColumns+`) VALUES `+
-			s.placeholders(rows, len(usageColumnNames))+returning)
-		if err != nil {
+		if st, err = s.db.PrepareContext(ctx, text()); err != nil {
 			return nil, err
 		}
-		if s.usageStmts == nil {
-			s.usageStmts = map[int]*sql.Stmt{}
+		if *cache == nil {
+			*cache = map[int]*sql.Stmt{}
 		}
-		s.usageStmts[rows] = st
+		(*cache)[rows] = st
 	}
 	return tx.StmtContext(ctx, st), nil
 }
@@ -211,10 +246,19 @@ type dailyRow struct {
 }
 
 // rollup sums recs by account, UTC day, model and key, sorted by those.
+// A batch's records are mostly of one day, whose name is formatted once
+// (a string made per record was an allocation each).
 func rollup(recs []*meter.Record) []dailyRow {
 	sums := map[dailyKey]*dailyTotals{}
+	var day string
+	var from, to time.Time // the UTC day named day
 	for _, r := range recs {
-		k := dailyKey{r.AccountID, r.Time.UTC().Format(time.DateOnly), r.Model, r.KeyID}
+		if r.Time.Before(from) || !r.Time.Before(to) {
+			from = r.Time.UTC().Truncate(24 * time.Hour)
+			to = from.Add(24 * time.Hour)
+			day = from.Format(time.DateOnly)
+		}
+		k := dailyKey{r.AccountID, day, r.Model, r.KeyID}
 		t := sums[k]
 		if t == nil {
 			t = &dailyTotals{}
@@ -251,21 +295,28 @@ const dailyAdd = `
 		total_tokens = usage_daily.total_tokens + excluded.total_tokens,
 		cost = usage_daily.cost + excluded.cost`
 
-// upsertDaily adds rows to usage_daily, in their order.
+// upsertDaily adds rows to usage_daily, in their order, by prepared
+// multi-row statements (inParts).
 func (s *Store) upsertDaily(ctx context.Context, tx *sql.Tx, rows []dailyRow) error {
 	const cols = 10
-	for chunk := range slices.Chunk(rows, usageChunk) {
-		args := make([]any, 0, len(chunk)*cols)
-		for _, r := range chunk {
+	args := make([]any, 0, min(len(rows), usageRows)*cols)
+	err := inParts(len(rows), func(n int) (*sql.Stmt, error) {
+		return s.prepared(ctx, tx, &s.dailyStmts, n, func() string {
+			return `INSERT INTO usage_daily (account_id, day, model, key_id,
+				requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
+			VALUES ` + s.placeholders(n, cols) + dailyAdd
+		})
+	}, func(st *sql.Stmt, from, to int) error {
+		args = args[:0]
+		for _, r := range rows[from:to] {
 			args = append(args, r.account, r.day, r.model, r.key,
 				r.requests, r.errors, r.prompt, r.completion, r.total, r.cost)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO usage_daily (account_id, day, model, key_id,
-				requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
-			VALUES `+s.placeholders(len(chunk), cols)+dailyAdd, args...)
-		if err != nil {
-			return fmt.Errorf("update daily usage: %w", err)
-		}
+		_, err := st.ExecContext(ctx, args...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("update daily usage: %w", err)
 	}
 	return nil
 }

@@ -105,3 +105,53 @@ func expectedSummary(recs []meter.Record, account, by string) []store.UsageRow {
 	})
 	return out
 }
+
+// TestWriteUsageBatchSizes writes batches whose sizes leave every
+// remainder of the SQLite writer's statements (32 rows, then 16, 8, 4, 2
+// and 1), after some of their records were stored: every third one, and
+// a run that covers whole statements. Exactly the new records are
+// counted, stored with every value intact, and rolled up; the batch
+// written again adds nothing.
+func TestWriteUsageBatchSizes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		ctx := context.Background()
+		s := storetest.Open(t, b.URL)
+		next := 0
+		for _, size := range []int{1, 31, 33, 63, 500, 517} {
+			account := fmt.Sprintf("acct_%d", size)
+			recs := make([]meter.Record, size)
+			var stored []meter.Record
+			for i := range recs {
+				recs[i] = usageRecord(next, account, fmt.Sprintf("key_%d", i%5), []string{"gpt-4o", "claude", "o1"}[i%3],
+					[]string{"2026-05-01", "2026-05-02"}[i%2], []int{200, 200, 429, 500, 499}[i%5])
+				next++
+				if i%3 == 1 || i >= 32 && i < 96 {
+					stored = append(stored, recs[i])
+				}
+			}
+			if n, err := s.WriteUsage(ctx, stored); err != nil || n != len(stored) {
+				t.Fatalf("%d: WriteUsage(%d stored before) = %d, %v", size, len(stored), n, err)
+			}
+			if n, err := s.WriteUsage(ctx, recs); err != nil || n != size-len(stored) {
+				t.Errorf("%d: WriteUsage = %d, %v; want %d", size, n, err, size-len(stored))
+			}
+			if n, err := s.WriteUsage(ctx, recs); err != nil || n != 0 {
+				t.Errorf("%d: WriteUsage again = %d, %v; want 0", size, n, err)
+			}
+			got, err := s.ListUsage(ctx, account, size+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(got, func(a, b meter.Record) int { return cmp.Compare(a.ID, b.ID) })
+			if diff := gocmp.Diff(recs, got); diff != "" {
+				t.Errorf("%d: stored records (-want +got):\n%s", size, diff)
+			}
+			for _, by := range []string{"day", "model", "key"} {
+				want := expectedSummary(recs, account, by)
+				if diff := gocmp.Diff(want, summary(t, s, store.UsageQuery{AccountID: account, By: by})); diff != "" {
+					t.Errorf("%d: rollup by %s (-want +got):\n%s", size, by, diff)
+				}
+			}
+		}
+	})
+}
