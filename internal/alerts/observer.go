@@ -26,6 +26,13 @@ type ObserverOptions struct {
 	Worker Kicker
 	// StoreTimeout bounds each store call. Default 10s.
 	StoreTimeout time.Duration
+	// PassInterval is the least time from one pass over the observations
+	// to the next: those coming meanwhile are checked together, so a
+	// steady stream of records costs a pass per interval, not a wake-up
+	// and a pass per record. An alert waits for its check at most this
+	// long (and the pass under way). Default 100ms, the meter's flush
+	// interval: the records themselves reach the database at that pace.
+	PassInterval time.Duration
 	// Now stamps events. Default time.Now.
 	Now func() time.Time
 	// Log defaults to slog.Default().
@@ -43,9 +50,11 @@ type obsKey struct {
 // crossing itself, so a restart or another replica missing the crossing
 // loses nothing, and the store's FireAlert keeps it to one event.
 type Observer struct {
-	st   Store
-	opt  ObserverOptions
-	wake chan struct{} // capacity 1: "pending has something"
+	st    Store
+	opt   ObserverOptions
+	wake  chan struct{}                        // capacity 1: "pending has something"
+	after func(time.Duration) <-chan time.Time // nil: a timer of Run's; tests hold their own
+	spare map[obsKey]usd.Amount                // empty or nil; pass's alone: the next pending
 
 	mu      sync.Mutex
 	pending map[obsKey]usd.Amount // guarded by mu: highest spend seen since the last pass
@@ -59,6 +68,7 @@ type Observer struct {
 // NewObserver returns an Observer of st. Call Run to process observations.
 func NewObserver(st Store, opts ObserverOptions) *Observer {
 	setDefault(&opts.StoreTimeout, 10*time.Second)
+	setDefault(&opts.PassInterval, 100*time.Millisecond)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -68,6 +78,7 @@ func NewObserver(st Store, opts ObserverOptions) *Observer {
 	return &Observer{
 		st: st, opt: opts, wake: make(chan struct{}, 1),
 		pending: map[obsKey]usd.Amount{},
+		spare:   map[obsKey]usd.Amount{},
 		rules:   map[string][]Rule{},
 		fired:   map[string]map[string]map[string]bool{},
 	}
@@ -100,8 +111,19 @@ func (o *Observer) Invalidate(accountID string) {
 	delete(o.fired, accountID)
 }
 
-// Run processes observations until ctx ends. Call it once.
+// Run processes observations until ctx ends. Call it once. A pass
+// follows the first observation at once; the next waits until
+// PassInterval after it. What is still pending when ctx ends is checked
+// once more, so that a threshold reached just before a shutdown does not
+// wait for the account's next request after it.
 func (o *Observer) Run(ctx context.Context) {
+	after := o.after
+	if after == nil {
+		t := time.NewTimer(o.opt.PassInterval)
+		defer t.Stop()
+		after = func(d time.Duration) <-chan time.Time { t.Reset(d); return t.C }
+	}
+	defer o.lastPass(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -109,25 +131,60 @@ func (o *Observer) Run(ctx context.Context) {
 		case <-o.wake:
 		}
 		o.pass(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-after(o.opt.PassInterval):
+		}
 	}
 }
 
+// lastPass checks what ctx's end left pending, within one StoreTimeout.
+func (o *Observer) lastPass(ctx context.Context) {
+	o.mu.Lock()
+	n := len(o.pending)
+	o.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.opt.StoreTimeout)
+	defer cancel()
+	o.pass(ctx)
+}
+
+// maxSpare is the most observations a pass may have had for its map to
+// be kept for a later one: maps do not shrink, and one that a burst or a
+// store outage filled with many accounts should not stay that big.
+const maxSpare = 1024
+
 // pass processes the observations pending now. One that fails (a store
-// error) is put back, to be tried again with the next observation.
+// error) is put back, to be tried again with the next observation; so is
+// one that ctx's end leaves unchecked, for lastPass. The two maps take
+// turns, so that a pass allocates none.
 func (o *Observer) pass(ctx context.Context) {
+	next := o.spare
+	if next == nil {
+		next = map[obsKey]usd.Amount{}
+	}
 	o.mu.Lock()
 	batch := o.pending
-	o.pending = make(map[obsKey]usd.Amount, len(batch))
+	o.pending = next
 	o.mu.Unlock()
 	for k, spend := range batch {
 		if ctx.Err() != nil {
-			return
+			o.requeue(k, spend)
+			continue
 		}
 		if err := o.check(ctx, k, spend); err != nil {
 			o.opt.Log.Error("billing alert check failed; retrying with the next observation",
 				"account_id", k.account, "period", k.period, "err", err)
 			o.requeue(k, spend)
 		}
+	}
+	o.spare = nil
+	if len(batch) <= maxSpare {
+		clear(batch)
+		o.spare = batch
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchyard-gw/switchyard/internal/alerts"
+	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -138,6 +139,13 @@ func TestObserverInvalidate(t *testing.T) {
 		t.Fatalf("%d events before Invalidate, want 0 (rules are cached)", got)
 	}
 	o.Invalidate("acct_1")
+	for range 3 { // passes check only what came since the last (the map is reused)
+		o.Observe("acct_2", "2026-11", dollars(20))
+		o.Pass(ctx)
+	}
+	if got := len(st.eventList()); got != 0 {
+		t.Fatalf("%d events from passes without acct_1, want 0", got)
+	}
 	o.Observe("acct_1", "2026-11", dollars(22))
 	o.Pass(ctx)
 	if diff := cmp.Diff([]string{"2026-11 15.00"}, st.firedThresholds()); diff != "" {
@@ -193,5 +201,149 @@ func TestObserveNeverBlocks(t *testing.T) {
 	o.Pass(t.Context())
 	if got := len(st.eventList()); got != 1 {
 		t.Errorf("%d events, want 1", got)
+	}
+}
+
+// heldTimer stands for Run's timer: each wait after a pass is reported on
+// waits, and lasts until the test sends on fire.
+type heldTimer struct {
+	waits chan time.Duration
+	fire  chan time.Time
+}
+
+func newHeldTimer() *heldTimer {
+	return &heldTimer{waits: make(chan time.Duration), fire: make(chan time.Time)}
+}
+
+func (h *heldTimer) after(d time.Duration) <-chan time.Time {
+	h.waits <- d
+	return h.fire
+}
+
+// pass waits until Run has made a pass and waits on the timer.
+func (h *heldTimer) pass(t *testing.T) time.Duration {
+	t.Helper()
+	select {
+	case d := <-h.waits:
+		return d
+	case <-time.After(10 * time.Second):
+		t.Fatal("no pass")
+		return 0
+	}
+}
+
+// release fires the timer Run waits on.
+func (h *heldTimer) release(t *testing.T) {
+	t.Helper()
+	select {
+	case h.fire <- time.Time{}:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run does not wait on its timer")
+	}
+}
+
+// runObserver runs o until the test ends, and returns a func that ends
+// Run and waits for it to return.
+func runObserver(t *testing.T, o *alerts.Observer) (stop func()) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); o.Run(ctx) }()
+	return func() {
+		t.Helper()
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not return")
+		}
+	}
+}
+
+// TestObserverSpacesPasses: Run passes at the first observation, then
+// not before its timer fires, however many come meanwhile; the pass then
+// checks the highest spend among them.
+func TestObserverSpacesPasses(t *testing.T) {
+	st := newFakeStore()
+	st.addRule(alerts.Rule{ID: "rule_a", AccountID: "acct_1", Threshold: dollars(50)})
+	o := alerts.NewObserver(st, alerts.ObserverOptions{Log: quiet, PassInterval: time.Second})
+	h := newHeldTimer()
+	o.SetAfter(h.after)
+	stop := runObserver(t, o)
+
+	o.Observe("acct_1", "2026-11", dollars(10))
+	if d := h.pass(t); d != time.Second {
+		t.Errorf("Run waits %v after a pass, want PassInterval (1s)", d)
+	}
+	for i := range 1000 {
+		o.Observe("acct_1", "2026-11", dollars(50)+usdCents(int64(i%500)))
+	}
+	if got := st.fireCount(); got != 0 {
+		t.Fatalf("FireAlert called %d times while Run waits", got)
+	}
+	h.release(t)
+	h.pass(t)
+	evs := st.eventList()
+	if len(evs) != 1 || evs[0].Spend != dollars(50)+usdCents(499) {
+		t.Errorf("events %+v, want one with spend 54.99", evs)
+	}
+	if got := st.fireCount(); got != 1 {
+		t.Errorf("FireAlert called %d times, want 1", got)
+	}
+	stop() // while the timer is held
+}
+
+// TestObserverLastPass: what is pending when Run's context ends is still
+// checked, without waiting for the timer.
+func TestObserverLastPass(t *testing.T) {
+	st := newFakeStore()
+	threeRules(st)
+	o := newObserver(st, newClock())
+	h := newHeldTimer()
+	o.SetAfter(h.after)
+	stop := runObserver(t, o)
+
+	o.Observe("acct_1", "2026-11", dollars(20))
+	h.pass(t)
+	o.Observe("acct_1", "2026-11", dollars(60))
+	stop()
+	if diff := cmp.Diff([]string{"2026-11 10.00", "2026-11 50.00"}, st.firedThresholds()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestObserverPassKeepsWhatCtxCut: observations that a pass leaves
+// unchecked because its context ended wait for the next pass.
+func TestObserverPassKeepsWhatCtxCut(t *testing.T) {
+	st := newFakeStore()
+	threeRules(st)
+	o := newObserver(st, newClock())
+	o.Observe("acct_1", "2026-11", dollars(20))
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	o.Pass(ended)
+	if got := len(st.eventList()); got != 0 {
+		t.Fatalf("%d events from a pass whose context ended", got)
+	}
+	o.Pass(t.Context())
+	if diff := cmp.Diff([]string{"2026-11 10.00"}, st.firedThresholds()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestObserveAllocs: an observation and its pass cost no allocation once
+// the account's rules and fired alerts are cached.
+func TestObserveAllocs(t *testing.T) {
+	ctx := t.Context()
+	st := newFakeStore()
+	threeRules(st)
+	o := newObserver(st, newClock())
+	spend := dollars(20)
+	n := testing.AllocsPerRun(1000, func() { // after a first run that fills the caches
+		spend += usd.Micro
+		o.Observe("acct_1", "2026-11", spend)
+		o.Pass(ctx)
+	})
+	if n != 0 {
+		t.Errorf("%v allocs per observation and pass, want 0", n)
 	}
 }

@@ -3,6 +3,7 @@ package limits_test
 import (
 	"context"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/limits"
 	"github.com/switchyard-gw/switchyard/internal/testing/redistest"
+	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
 // benchKeys are many keys, as many API keys and accounts would make.
@@ -63,4 +65,33 @@ func BenchmarkRedisTake(b *testing.B) {
 	c := redis.NewClient(opt)
 	defer c.Close()
 	benchTake(b, limits.NewRedis(c, prefix))
+}
+
+// totals is a SpendObserver passing each total on.
+type totals chan usd.Amount
+
+func (c totals) Observe(_, _ string, spend usd.Amount) { c <- spend }
+
+// BenchmarkRedisAddSpend is an addition on its way to Redis and the
+// observer, one at a time, so that each is a batch of its own: one
+// client's records.
+func BenchmarkRedisAddSpend(b *testing.B) {
+	opt, prefix := redistest.Options(b)
+	c := redis.NewClient(opt)
+	defer c.Close()
+	ctx, cancel := context.WithCancel(b.Context())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	seen := make(totals, 1)
+	s := limits.NewRedisSpend(c, prefix, &loader{account: usd.USD}, seen, nil, nil)
+	wg.Go(func() { s.Run(ctx) })
+	if _, _, err := s.Month(ctx, "acct_a", "key_a", "2026-11"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.AddSpend("acct_a", "key_a", "2026-11", usd.Cent)
+		<-seen
+	}
 }

@@ -51,6 +51,11 @@ type RedisSpend struct {
 	b     *Breaker
 	ownsB bool                // Run runs b
 	stale map[string]struct{} // owned by Run: counters that missed additions
+
+	// Owned by Run: a batch's counters, emptied after it for the next.
+	sums     map[string]int64      // the batch's additions per counter
+	accounts map[string]spendAdd   // an addition of each account counter
+	cmds     map[string]*redis.Cmd // each counter's INCRBY
 }
 
 var _ Spend = (*RedisSpend)(nil)
@@ -68,7 +73,8 @@ func NewRedisSpend(c redis.UniversalClient, prefix string, load SpendLoader, obs
 		log = slog.Default()
 	}
 	s := &RedisSpend{c: c, prefix: prefix, load: load, obs: obs, log: log, b: b,
-		add: redis.NewScript(luaAddIfExists), adds: make(chan spendAdd, 65536), stale: map[string]struct{}{}}
+		add: redis.NewScript(luaAddIfExists), adds: make(chan spendAdd, 65536), stale: map[string]struct{}{},
+		sums: map[string]int64{}, accounts: map[string]spendAdd{}, cmds: map[string]*redis.Cmd{}}
 	if b == nil {
 		s.b = NewBreaker(BreakerOptions{Probe: func(ctx context.Context) error { return c.Ping(ctx).Err() }, Log: log})
 		s.ownsB = true
@@ -228,8 +234,8 @@ func (s *RedisSpend) safeSend(ctx context.Context, batch []spendAdd) {
 // additions are deleted once Redis answers again, so that they reload
 // from the database instead of staying short.
 func (s *RedisSpend) send(ctx context.Context, batch []spendAdd) {
-	sums := map[string]int64{}
-	accounts := map[string]spendAdd{}
+	sums, accounts, cmds := s.sums, s.accounts, s.cmds
+	defer func() { clear(sums); clear(accounts); clear(cmds) }()
 	for _, a := range batch {
 		an := s.name(false, a.account, a.period)
 		sums[an] += int64(a.cost)
@@ -244,7 +250,6 @@ func (s *RedisSpend) send(ctx context.Context, batch []spendAdd) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	cmds := map[string]*redis.Cmd{}
 	_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for n, v := range sums {
 			cmds[n] = p.Eval(ctx, luaAddIfExists, []string{n}, v)
