@@ -2,10 +2,8 @@ package meter
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -26,34 +24,6 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		json.Unmarshal(ref, &want)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%q: (-encoding/json +appendJSON)\n%s", s, diff)
-		}
-	}
-}
-
-// appendString reads strings eight bytes at a time: a byte to escape is
-// found at every position of strings around that size, and a string
-// with none is copied as it is.
-func TestAppendStringEveryPosition(t *testing.T) {
-	specials := []string{"\x00", "\x1f", `"`, `\`, "\x7f", "\x80", "\xff", "é", "\u2028", "\U0001F600", "\xe2\x82"}
-	for n := range 20 {
-		for pos := 0; pos < n; pos++ {
-			for _, sp := range specials {
-				s := strings.Repeat("a", pos) + sp + strings.Repeat("z", n-pos-1)
-				b := appendString(nil, s)
-				var got, want string
-				if err := json.Unmarshal(b, &got); err != nil || !utf8.Valid(b) {
-					t.Fatalf("%q: %v: %q is not JSON in UTF-8", s, err, b)
-				}
-				ref, _ := json.Marshal(s)
-				json.Unmarshal(ref, &want)
-				if got != want {
-					t.Errorf("%q: appendString gives %s, read back as %q, want %q", s, b, got, want)
-				}
-			}
-		}
-		s := strings.Repeat("k", n) + "~ #/:.-_09AZaz"[:min(n, 14)]
-		if got, want := string(appendString(nil, s)), `"`+s+`"`; got != want {
-			t.Errorf("plain %q: got %s", s, got)
 		}
 	}
 }

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonenc"
 )
 
 // accessLine is what the access log line says of a request.
@@ -102,15 +103,15 @@ func appendAccessLine(b []byte, now time.Time, level slog.Level, l *accessLine) 
 	b = append(b, `{"time":"`...)
 	b = now.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","level":`...)
-	b = appendJSONString(b, level.String())
+	b = jsonenc.AppendString(b, level.String())
 	b = append(b, `,"msg":"request","id":`...)
-	b = appendJSONString(b, l.id)
+	b = jsonenc.AppendString(b, l.id)
 	b = append(b, `,"method":`...)
-	b = appendJSONString(b, l.method)
+	b = jsonenc.AppendString(b, l.method)
 	b = append(b, `,"route":`...)
-	b = appendJSONString(b, l.route)
+	b = jsonenc.AppendString(b, l.route)
 	b = append(b, `,"model":`...)
-	b = appendJSONString(b, l.model)
+	b = jsonenc.AppendString(b, l.model)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(l.status), 10)
 	b = append(b, `,"bytes":`...)
@@ -118,9 +119,9 @@ func appendAccessLine(b []byte, now time.Time, level slog.Level, l *accessLine) 
 	b = append(b, `,"latency_ms":`...)
 	b = appendJSONFloat(b, latencyMillis(now.Sub(l.start)))
 	b = append(b, `,"account":`...)
-	b = appendJSONString(b, l.account)
+	b = jsonenc.AppendString(b, l.account)
 	b = append(b, `,"deployment":`...)
-	b = appendJSONString(b, l.deployment)
+	b = jsonenc.AppendString(b, l.deployment)
 	b = append(b, `,"attempts":`...)
 	b = strconv.AppendInt(b, int64(l.attempts), 10)
 	return append(b, '}', '\n')
@@ -140,73 +141,6 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		b = b[:n-1]
 	}
 	return b
-}
-
-// appendJSONString appends s quoted as slog's JSON handler quotes a
-// string: quote, backslash, \n, \r and \t escaped by name, other control
-// characters as \u00XX, invalid UTF-8 bytes as \ufffd, U+2028 and U+2029
-// escaped. The runs between escapes are copied whole.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for {
-		n := safePrefix(s)
-		b = append(b, s[:n]...)
-		if n == len(s) {
-			return append(b, '"')
-		}
-		var size int
-		b, size = appendEscape(b, s[n:])
-		s = s[n+size:]
-	}
-}
-
-// jsonSafe holds, for each byte, whether it is written as itself in a
-// JSON string whatever follows it: printable ASCII but the quote and the
-// backslash.
-var jsonSafe = func() (t [256]bool) {
-	for c := ' '; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// safePrefix returns the length of the run of safe bytes s starts with.
-func safePrefix(s string) int {
-	i := 0
-	for i < len(s) && jsonSafe[s[i]] {
-		i++
-	}
-	return i
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendEscape appends the first character of s, which is not a safe
-// byte, as slog writes it, and returns how many bytes of s it took. A
-// valid rune other than U+2028 and U+2029 stands for itself.
-func appendEscape(b []byte, s string) ([]byte, int) {
-	switch c := s[0]; c {
-	case '"', '\\':
-		return append(b, '\\', c), 1
-	case '\n':
-		return append(b, `\n`...), 1
-	case '\r':
-		return append(b, `\r`...), 1
-	case '\t':
-		return append(b, `\t`...), 1
-	default:
-		if c < ' ' {
-			return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]), 1
-		}
-	}
-	switch r, size := utf8.DecodeRuneInString(s); {
-	case r == utf8.RuneError && size == 1:
-		return append(b, `\ufffd`...), 1
-	case r == '\u2028' || r == '\u2029':
-		return append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf]), size
-	default:
-		return append(b, s[:size]...), size
-	}
 }
 
 // lockedWriter makes a Write at a time to w.
