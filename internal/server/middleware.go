@@ -97,42 +97,57 @@ type Observer interface {
 }
 
 // accessLog is AccessLog telling obs (when not nil) of each request.
+//
+// The handler's frame stays on the connection goroutine's stack for the
+// whole request, a stream's idle hours included, so the work before and
+// after next is done in functions of their own: the log line's attributes
+// alone take a kilobyte of frame, which would count in every open
+// stream's stack (issue 18).
 func accessLog(log *slog.Logger, obs *Observer) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			start := time.Now()
-			// One allocation holds the record, the writer and the ID
-			// header's value.
-			st := &inFlight{rec: Record{Start: start, ID: requestID(r.Header.Get(RequestIDHeader))}}
-			rec, sw := &st.rec, &st.sw
-			st.id[0] = rec.ID
-			w.Header()[RequestIDHeader] = st.id[:]
-			sw.ResponseWriter = w
-			next.ServeHTTP(sw, r.WithContext(NewContext(r.Context(), rec)))
-			// The client has a complete answer before the line is
-			// written and the metrics hear of it (issue 18).
-			sw.finish(r)
-			status := statusOf(sw, rec)
-			level := slog.LevelInfo
-			if status >= 500 {
-				level = slog.LevelError
-			}
-			log.LogAttrs(r.Context(), level, "request",
-				slog.String("id", rec.ID),
-				slog.String("method", r.Method),
-				slog.String("route", rec.Route),
-				slog.String("model", rec.Model),
-				slog.Int("status", status),
-				slog.Int64("bytes", sw.bytes),
-				slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
-				slog.String("account", rec.Account),
-				slog.String("deployment", rec.Deployment),
-				slog.Int("attempts", rec.Attempts),
-			)
-			if obs != nil && *obs != nil {
-				(*obs).Served(rec, status)
-			}
+			st := newInFlight(w, r)
+			next.ServeHTTP(&st.sw, r.WithContext(NewContext(r.Context(), &st.rec)))
+			st.end(log, obs, r)
 		})
+	}
+}
+
+// newInFlight starts a request's record and gives it its ID. One
+// allocation holds the record, the writer and the ID header's value.
+func newInFlight(w http.ResponseWriter, r *http.Request) *inFlight {
+	st := &inFlight{rec: Record{Start: time.Now(), ID: requestID(r.Header.Get(RequestIDHeader))}}
+	st.id[0] = st.rec.ID
+	w.Header()[RequestIDHeader] = st.id[:]
+	st.sw.ResponseWriter = w
+	return st
+}
+
+// end finishes the answer, writes the request's log line and tells obs.
+func (st *inFlight) end(log *slog.Logger, obs *Observer, r *http.Request) {
+	rec, sw := &st.rec, &st.sw
+	// The client has a complete answer before the line is written and
+	// the metrics hear of it (issue 18).
+	sw.finish(r)
+	status := statusOf(sw, rec)
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	log.LogAttrs(r.Context(), level, "request",
+		slog.String("id", rec.ID),
+		slog.String("method", r.Method),
+		slog.String("route", rec.Route),
+		slog.String("model", rec.Model),
+		slog.Int("status", status),
+		slog.Int64("bytes", sw.bytes),
+		slog.Float64("latency_ms", float64(time.Since(rec.Start).Microseconds())/1000),
+		slog.String("account", rec.Account),
+		slog.String("deployment", rec.Deployment),
+		slog.Int("attempts", rec.Attempts),
+	)
+	if obs != nil && *obs != nil {
+		(*obs).Served(rec, status)
 	}
 }
 
