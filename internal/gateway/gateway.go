@@ -224,10 +224,10 @@ type Outcome struct {
 //
 // Serve's frame, and those of the calls down to the stream's relay, stay
 // on the connection goroutine's stack for a stream's whole life, with an
-// upstream call or an event's parsing on top of them: the work before and
-// after the answer is done in functions of their own, so that the stack
-// fits in 8 KiB rather than doubling to 16 KiB for every open stream
-// (issue 18).
+// upstream call, an event's parsing or the response's first flush on top
+// of them; a stack that once needs more than 8 KiB doubles to 16 KiB and
+// keeps it while the stream is open. So the work before and after the
+// answer is done in functions of their own (issue 18).
 func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
 	x, err := g.exchangeFor(req)
 	if err != nil {
