@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -127,29 +128,35 @@ func TestStreamFlushPerRead(t *testing.T) {
 
 // A held flush that fails in the wait hook ends the request as a failed
 // write does: the client went away (499, cancelled), no error event, no
-// further read, the stream closed.
+// further read, the stream closed. The hook's first flush, which writes
+// the response's head, runs on a goroutine of its own (Wait); its failure
+// ends the request the same way.
 func TestStreamHeldFlushFails(t *testing.T) {
-	f := &flushes{ResponseRecorder: httptest.NewRecorder()}
-	a := newStreamAnswer(f, nil)
-	st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
-	a.Reading(true)
-	st.wait = func() error {
-		if len(st.left) == 1 { // events 2 and 3 are held
-			f.fail = errors.New("client gone")
-		}
-		return a.Wait()
-	}
-	var out gateway.Outcome
-	ends := 0
-	a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
-	want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
-	if out != want || ends != 1 {
-		t.Errorf("outcome %+v (%d records), want %+v", out, ends, want)
-	}
-	if len(st.left) != 1 || !st.closed {
-		t.Errorf("after the failed flush: %d reads left, want 1 (no read); closed %v", len(st.left), st.closed)
-	}
-	if got := f.Body.String(); regexp.MustCompile(`error|\[DONE\]`).MatchString(got) {
-		t.Errorf("wrote %q after the client went away", got)
+	for _, left := range []int{2, 1} { // fail the first flush, the second
+		t.Run(fmt.Sprintf("%d_reads_left", left), func(t *testing.T) {
+			f := &flushes{ResponseRecorder: httptest.NewRecorder()}
+			a := newStreamAnswer(f, nil)
+			st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
+			a.Reading(true)
+			st.wait = func() error {
+				if len(st.left) == left { // events are held
+					f.fail = errors.New("client gone")
+				}
+				return a.Wait()
+			}
+			var out gateway.Outcome
+			ends := 0
+			a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
+			want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
+			if out != want || ends != 1 {
+				t.Errorf("outcome %+v (%d records), want %+v", out, ends, want)
+			}
+			if len(st.left) != left || !st.closed {
+				t.Errorf("after the failed flush: %d reads left, want %d (no read); closed %v", len(st.left), left, st.closed)
+			}
+			if got := f.Body.String(); regexp.MustCompile(`error|\[DONE\]`).MatchString(got) {
+				t.Errorf("wrote %q after the client went away", got)
+			}
+		})
 	}
 }
