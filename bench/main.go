@@ -8,7 +8,7 @@
 //
 //	go run ./bench [-duration 5s] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
 //	               [-prompt-bytes 0] [-base DIR] [-observability] [-profile DIR]
-//	go run ./bench -slow-streams N [-token-delay 1s] [-words 12] [-base DIR]
+//	go run ./bench -slow-streams N [-token-delay 1s] [-words 12] [-base DIR] [-profile DIR]
 //
 // -observability runs Switchyard as shipped, with metrics on, and with
 // metrics and tracing on, to show what observing the request path costs.
@@ -18,7 +18,12 @@
 // streams whose upstream sends one chunk a -token-delay (1s unless given),
 // through the bare proxy and through Switchyard, and prints each process's
 // resident memory per open stream, checking every stream completed and, for
-// Switchyard, was recorded.
+// Switchyard, was recorded. It raises the open-files limit the streams
+// need when it may (root with CAP_SYS_RESOURCE), and otherwise runs as
+// many streams as the limit allows and says why. With -profile it also
+// takes heap profiles and goroutine dumps of Switchyard and the bare
+// proxy idle and with all streams open, into DIR, and prints per stream
+// the goroutines, stack and live heap, and the heap the streams hold.
 //
 // After each run of a Switchyard with metering on, the bench checks that
 // its database holds exactly one new usage record a request the load
@@ -369,14 +374,6 @@ func startChild(self string, args ...string) (*exec.Cmd, string, error) {
 	return cmd, strings.TrimSpace(line), nil
 }
 
-// startSwitchyard builds the gateway from the source tree src and starts it
-// on a fresh SQLite database named for name, with OpenAI pointed at the
-// fake upstream and the given configuration file, and creates a key.
-func startSwitchyard(dir, name, src, upstream, config string) (*exec.Cmd, string, string, error) {
-	g, err := startGateway(gatewaySpec{dir: dir, name: name, src: src, upstream: upstream, config: config})
-	return g.cmd, g.url, g.key, err
-}
-
 // gatewaySpec is a gateway for startGateway to build and start; profile
 // builds it with the benchprofile tag and serves its pprof.
 type gatewaySpec struct {
@@ -391,7 +388,9 @@ type gateway struct {
 	url, key, pprof string
 }
 
-// startGateway is startSwitchyard for a gatewaySpec.
+// startGateway builds the gateway from the source tree s.src and starts
+// it on a fresh SQLite database named for s.name, with OpenAI pointed at
+// the fake upstream and the given configuration file, and creates a key.
 func startGateway(s gatewaySpec) (gateway, error) {
 	dir, name := s.dir, s.name
 	bin, err := filepath.Abs(filepath.Join(dir, name+"-switchyard"))

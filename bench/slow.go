@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // reads the gateway's usage records
@@ -27,6 +26,9 @@ import (
 type slowTarget struct {
 	name, base, key, db string
 	pid                 int
+	// pprof is the process's net/http/pprof base URL and prof the path
+	// prefix of its profiles, both "" when it is not profiled.
+	pprof, prof string
 }
 
 // runSlow opens o.slowStreams concurrent slow streams through the bare
@@ -34,10 +36,12 @@ type slowTarget struct {
 // after the other, and prints the resident memory each process holds per
 // open stream.
 func runSlow(o options) error {
-	n := o.slowStreams
-	// Each proxy holds 2n sockets (client and upstream sides).
-	if err := raiseNoFile(uint64(2*n + 256)); err != nil {
+	n, capped, err := openFiles(o.slowStreams, systemRlimits())
+	if err != nil {
 		return err
+	}
+	if capped != "" {
+		fmt.Fprintln(os.Stderr, "bench: note:", capped)
 	}
 	delay := o.tokenDelay
 	if delay == 0 {
@@ -60,54 +64,86 @@ func runSlow(o options) error {
 	}
 	defer stop(upCmd)
 	up := struct{ URL string }{upURL}
-	proxy, proxyURL, err := startProxy(self, up.URL)
+	if o.profile != "" {
+		if err := os.MkdirAll(o.profile, 0o755); err != nil {
+			return err
+		}
+	}
+	proxy, proxyURL, proxyPprof, err := startProfiledProxy(self, up.URL, o.profile != "")
 	if err != nil {
 		return err
 	}
 	defer stop(proxy)
-	targets := []slowTarget{{"httputil.ReverseProxy", proxyURL + "/v1", "test-upstream-key", "", proxy.Process.Pid}}
+	targets := []slowTarget{{name: "httputil.ReverseProxy", base: proxyURL + "/v1", key: "test-upstream-key",
+		pid: proxy.Process.Pid, pprof: proxyPprof, prof: profPrefix(o.profile, "proxy")}}
 	srcs := [][2]string{{"switchyard", "."}}
 	if o.base != "" {
 		srcs = append(srcs, [2]string{"switchyard, base", o.base})
 	}
 	for i, s := range srcs {
 		name := fmt.Sprintf("gw%d", i)
-		cmd, url, key, err := startSwitchyard(dir, name, s[1], up.URL, "")
+		profiled := o.profile != "" && i == 0
+		g, err := startGateway(gatewaySpec{dir: dir, name: name, src: s[1], upstream: up.URL, profile: profiled})
 		if err != nil {
 			return err
 		}
-		defer stop(cmd)
-		targets = append(targets, slowTarget{s[0], url + "/v1", key, filepath.Join(dir, name+".db"), cmd.Process.Pid})
+		defer stop(g.cmd)
+		t := slowTarget{name: s[0], base: g.url + "/v1", key: g.key, db: filepath.Join(dir, name+".db"), pid: g.cmd.Process.Pid}
+		if profiled {
+			t.pprof, t.prof = g.pprof, profPrefix(o.profile, "switchyard")
+		}
+		targets = append(targets, t)
 	}
-	fmt.Printf("# go run ./bench -slow-streams %d -token-delay %s -words %d -base %q\n\n", n, delay, o.words, o.base)
+	fmt.Printf("# go run ./bench -slow-streams %d -token-delay %s -words %d -base %q -profile %q\n\n", o.slowStreams, delay, o.words, o.base, o.profile)
 	fmt.Printf("upstream: fake OpenAI, %d words a stream (one chunk each, plus role, finish and usage chunks), %s between chunks; cores: %d\n\n",
 		o.words, delay, runtimeCPUs())
+	if capped != "" {
+		fmt.Printf("note: %s\n\n", capped)
+	}
+	if o.profile != "" {
+		fmt.Printf("note: the profiled processes (%s, %s) sample allocations every 4 KiB, which costs memory of its own, and are collected when the profiles are taken\n\n",
+			targets[0].name, targets[1].name)
+	}
 	fmt.Println("| target | streams | completed | usage records | RSS idle | RSS with all open | per open stream | peak RSS (VmHWM) | open phase |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	var reports []string
 	for _, t := range targets {
-		if err := slowOne(t, n); err != nil {
+		report, err := slowOne(t, n)
+		if err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
+		reports = append(reports, report)
 	}
+	fmt.Print(strings.Join(reports, ""))
 	return nil
 }
 
-// slowOne measures one target and prints its table row.
-func slowOne(t slowTarget, n int) error {
+// slowOne measures one target and prints its table row; for a profiled
+// target it returns the account of where the memory went.
+func slowOne(t slowTarget, n int) (string, error) {
 	body := `{"model":"gpt-5.4-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Say hello"}]}`
 	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConns: n, MaxIdleConnsPerHost: n, DisableCompression: true}
 	client := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
 	// One warm-up stream, then let the process settle before reading idle RSS.
 	if err := slowStream(client, t, body, func() {}); err != nil {
-		return err
+		return "", err
 	}
 	before, err := waitRecords(t.db, true, 1) // the warm-up stream's record
 	if err != nil {
-		return err
+		return "", err
 	}
 	time.Sleep(time.Second)
 	idle := rssKB(t.pid, "VmRSS:")
+	var idleMem, openMem memSnapshot
+	var profErr error
+	atOpen := func() {}
+	if t.pprof != "" {
+		if idleMem, err = snapshotMem(t, "idle"); err != nil {
+			return "", err
+		}
+		atOpen = func() { openMem, profErr = snapshotMem(t, "open") }
+	}
 	var open, completed atomic.Int64
 	var firstErr error
 	var mu sync.Mutex
@@ -136,14 +172,14 @@ func slowOne(t slowTarget, n int) error {
 			completed.Add(1)
 		})
 	}
-	openRSS, openPhase := sampleOpen(t.pid, n, &open, &completed, start)
+	openRSS, openPhase := sampleOpen(t.pid, n, &open, &completed, start, atOpen)
 	wg.Wait()
 	if firstErr != nil {
-		return firstErr
+		return "", firstErr
 	}
 	after, err := waitRecords(t.db, true, before+int64(n))
 	if err != nil {
-		return err
+		return "", err
 	}
 	records := "-"
 	if t.db != "" {
@@ -151,7 +187,15 @@ func slowOne(t slowTarget, n int) error {
 	}
 	fmt.Printf("| %s | %d | %d | %s | %s | %s | %.1f KB | %s | %s |\n", t.name, n, completed.Load(), records,
 		fmtKB(idle), fmtKB(openRSS), float64(openRSS-idle)/float64(n), fmtKB(rssKB(t.pid, "VmHWM:")), openPhase)
-	return nil
+	switch {
+	case t.pprof == "":
+		return "", nil
+	case profErr != nil:
+		return "", profErr
+	case openMem.stats == nil:
+		return fmt.Sprintf("\n%s: no profile: the streams were never all open at once\n", t.name), nil
+	}
+	return memReport(t.name, n, idleMem, openMem), nil
 }
 
 func cmpErr(first, err error) error {
@@ -163,8 +207,10 @@ func cmpErr(first, err error) error {
 
 // sampleOpen waits until all n streams have their first byte and none has
 // completed, then samples the process's RSS every 100ms while that holds
-// and returns the highest sample and how long opening took.
-func sampleOpen(pid, n int, open, completed *atomic.Int64, start time.Time) (int64, string) {
+// and returns the highest sample and how long opening took. A second after
+// all are open, it calls atOpen once (which may force a collection: RSS
+// only falls by it).
+func sampleOpen(pid, n int, open, completed *atomic.Int64, start time.Time, atOpen func()) (int64, string) {
 	var best int64
 	var opened time.Duration
 	for completed.Load() == 0 {
@@ -173,6 +219,10 @@ func sampleOpen(pid, n int, open, completed *atomic.Int64, start time.Time) (int
 				opened = time.Since(start)
 			}
 			best = max(best, rssKB(pid, "VmRSS:"))
+			if atOpen != nil && time.Since(start) > opened+time.Second {
+				atOpen()
+				atOpen = nil
+			}
 		} else if time.Since(start) > 10*time.Minute {
 			break
 		}
@@ -243,25 +293,6 @@ func waitRecords(db string, stream bool, want int64) (int64, error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// raiseNoFile raises the open-files limit of this process and of the
-// processes it starts to at least want: the soft limit up to the hard one,
-// and the hard one too where that is allowed.
-func raiseNoFile(want uint64) error {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return err
-	}
-	if l.Max < want {
-		raised := syscall.Rlimit{Cur: want, Max: want}
-		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised) == nil {
-			return nil
-		}
-		return fmt.Errorf("%d streams need %d open files a process; the hard limit is %d", want/2-128, want, l.Max)
-	}
-	l.Cur = l.Max // explicit, so that the children inherit it too
-	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
 }
 
 // runUpstream is the fake OpenAI upstream as a process of its own:

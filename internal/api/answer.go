@@ -218,6 +218,8 @@ type relayOut struct {
 	// done: the stream completed, and what is held goes out with the
 	// response's end, unless a wait on the upstream comes first.
 	done bool
+	// headed: Wait has flushed once, the response's head with it.
+	headed bool
 }
 
 // refresh gives the client a minute for what is written next, when that
@@ -252,7 +254,22 @@ func (o *relayOut) end() {
 
 // Wait is the stream's wait hook (provider.WaitHook): it runs before each
 // wait on the upstream and flushes what is held.
-func (a *answer) Wait() error { return a.out.flush() }
+//
+// Its first flush writes the response's head, and net/http's
+// chunkWriter.writeHeader is a 2.8 KiB frame: run here, deep under the
+// upstream's read, it would double the stack that the stream keeps while
+// it waits to 16 KiB (issue 18). So that flush runs on a goroutine of its
+// own, which ends with it, while this one waits: the same flush, at the
+// same moment.
+func (a *answer) Wait() error {
+	if a.out.headed || a.out.sw == nil || !a.out.sw.Pending() {
+		return a.out.flush()
+	}
+	a.out.headed = true
+	done := make(chan error, 1)
+	go func() { done <- a.out.flush() }()
+	return <-done
+}
 
 // Reading is told when an upstream's body starts and stops being read
 // through Wait: in between, events are held until Wait. An attempt that

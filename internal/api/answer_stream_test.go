@@ -183,7 +183,9 @@ func TestStreamFlushPerRead(t *testing.T) {
 // client went away (499, cancelled), no error event, no [DONE], no
 // further read, the stream closed. It may fail in the wait hook, or just
 // before the end of the stream (its body closed: Reading(false)), when
-// the stream must not be recorded as complete.
+// the stream must not be recorded as complete. The hook's first flush,
+// which writes the response's head, runs on a goroutine of its own
+// (Wait); its failure ends the request the same way.
 func TestStreamHeldFlushFails(t *testing.T) {
 	gone := errors.New("client gone")
 	tests := []struct {
@@ -191,6 +193,16 @@ func TestStreamHeldFlushFails(t *testing.T) {
 		st       func(a *answer, f *flushes) *reads
 		wantLeft int // reads not done
 	}{
+		{"in the wait hook's first flush", func(a *answer, f *flushes) *reads {
+			st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
+			st.wait = func() error {
+				if len(st.left) == 2 { // event 1 is held
+					f.fail = gone
+				}
+				return a.Wait()
+			}
+			return st
+		}, 2},
 		{"in the wait hook", func(a *answer, f *flushes) *reads {
 			st := &reads{cur: []int{1}, left: [][]int{{2, 3}, {4}}}
 			st.wait = func() error {

@@ -61,6 +61,11 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 	// The body is in; lift the read deadline so a long stream is not cut
 	// by the server's ReadTimeout.
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	// Closed, read to its end, it tells net/http there is nothing left
+	// to discard: otherwise the response's first flush, deep in a
+	// stream's first wait on its upstream, copies the rest of the body to
+	// nowhere, and its frames double the stack a stream keeps (issue 18).
+	r.Body.Close()
 	scan := scanPool.Get().(*jsonscan.Scanner)
 	e := checkJSONObject(scan, body)
 	scanPool.Put(scan)

@@ -25,33 +25,46 @@ func (a *answer) bind(h *Handler, w http.ResponseWriter, r *http.Request) { a.h,
 // the body, validate it with check, and hand the request to the gateway,
 // which answers through aw while the pooled body is still valid.
 func (h *Handler) serveModel(w http.ResponseWriter, r *http.Request, check func(body []byte) (*gateway.Request, *Error), aw modelWriter) {
-	body, buf, e := h.readBody(w, r)
-	if e != nil {
-		aw.d().writeError(w, r, e)
+	// Reading and checking have a frame of their own: this one stays on
+	// the stack for a stream's life (issue 18).
+	req, buf := h.modelRequest(w, r, check, aw)
+	if req == nil {
 		return
 	}
 	defer buf.release()
-	req, e := check(body)
-	rec := server.RecordFrom(r.Context())
-	if req != nil {
-		rec.Model, rec.Operation = req.Model, gateway.Operation(req.Endpoint)
-	}
-	if e != nil {
-		aw.d().writeError(w, r, e)
-		return
-	}
-	if h.opt.Gateway == nil {
-		aw.d().writeError(w, r, ModelNotFound())
-		return
-	}
-	req.Principal = rec.Principal
-	req.Access = rec
-	aw.bind(h, w, r)
 	ctx := r.Context()
 	if req.Stream {
 		ctx = provider.WithWaitHook(ctx, aw)
 	}
 	h.opt.Gateway.Serve(ctx, req, aw)
+}
+
+// modelRequest reads and checks r's body for serveModel and binds aw to
+// the request. It returns the request and its body's buffer, which the
+// caller releases, or nil after writing the error.
+func (h *Handler) modelRequest(w http.ResponseWriter, r *http.Request, check func(body []byte) (*gateway.Request, *Error), aw modelWriter) (*gateway.Request, *bodyBuf) {
+	body, buf, e := h.readBody(w, r)
+	if e != nil {
+		aw.d().writeError(w, r, e)
+		return nil, nil
+	}
+	req, e := check(body)
+	rec := server.RecordFrom(r.Context())
+	if req != nil {
+		rec.Model, rec.Operation = req.Model, gateway.Operation(req.Endpoint)
+	}
+	if e == nil && h.opt.Gateway == nil {
+		e = ModelNotFound()
+	}
+	if e != nil {
+		aw.d().writeError(w, r, e)
+		buf.release()
+		return nil, nil
+	}
+	req.Principal = rec.Principal
+	req.Access = rec
+	aw.bind(h, w, r)
+	return req, buf
 }
 
 func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {

@@ -266,18 +266,29 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.handle
 // other paths are not found.
 func (d *Dashboard) Mount(other http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The other handler is called from a frame kept small: it stays
+		// on the stack under an API stream's whole life (issue 18).
 		p := r.URL.Path
-		switch {
-		case p == Prefix || strings.HasPrefix(p, Prefix+"/"):
-			d.ServeHTTP(w, r)
-		case other != nil:
+		if other != nil && p != Prefix && !strings.HasPrefix(p, Prefix+"/") {
 			other.ServeHTTP(w, r)
-		case p == "/":
-			http.Redirect(w, r, Prefix, http.StatusFound)
-		default:
-			securityHeaders(http.HandlerFunc(d.notFound)).ServeHTTP(w, r)
+			return
 		}
+		d.serveMounted(w, r)
 	})
+}
+
+// serveMounted serves a request Mount keeps: the dashboard's paths and,
+// with no other handler, "/" (a redirect to the dashboard) and the rest
+// (not found).
+func (d *Dashboard) serveMounted(w http.ResponseWriter, r *http.Request) {
+	switch p := r.URL.Path; {
+	case p == Prefix || strings.HasPrefix(p, Prefix+"/"):
+		d.ServeHTTP(w, r)
+	case p == "/":
+		http.Redirect(w, r, Prefix, http.StatusFound)
+	default:
+		securityHeaders(http.HandlerFunc(d.notFound)).ServeHTTP(w, r)
+	}
 }
 
 // securityHeaders sets what every dashboard response carries: a strict

@@ -24,38 +24,44 @@ func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
 		}
 	}
 	fallbacks := x.requested.Fallbacks
-	m := first
 	var upstream error // the last failure of an upstream call
-	for {
+	for m := first; m != nil; {
 		x.left = fallbacks
 		err := x.tryModel(ctx, w, m)
 		if err == nil {
 			return
 		}
-		var nd *NoDeployment
-		if !errors.As(err, &nd) {
-			upstream = err
-		}
-		var next *catalog.Model
-		if v := classify(ctx, err); v.fallback {
-			next, fallbacks = x.fallback(m, err, fallbacks)
-			if o := x.g.opt.Observer; o != nil && next != nil {
-				o.Fallback(m.ID, next.ID)
-			}
-		}
-		if next == nil && x.panics(err) {
-			next = first
-		}
-		if next == nil {
-			if nd != nil && upstream != nil {
-				// Fallbacks all cooling: the client hears what failed.
-				err = upstream
-			}
-			x.fail(w, err)
-			return
-		}
-		m = next
+		m = x.after(ctx, w, first, m, err, &fallbacks, &upstream)
 	}
+}
+
+// after returns the model to try once m's attempts failed with err, and
+// updates the fallbacks left and the last upstream failure; with none
+// left it answers the request with the failure and returns nil. (A frame
+// of its own: run's stays on the stack for a stream's life, issue 18.)
+func (x *exchange) after(ctx context.Context, w Writer, first, m *catalog.Model, err error, fallbacks *[]string, upstream *error) *catalog.Model {
+	var nd *NoDeployment
+	if !errors.As(err, &nd) {
+		*upstream = err
+	}
+	var next *catalog.Model
+	if v := classify(ctx, err); v.fallback {
+		next, *fallbacks = x.fallback(m, err, *fallbacks)
+		if o := x.g.opt.Observer; o != nil && next != nil {
+			o.Fallback(m.ID, next.ID)
+		}
+	}
+	if next == nil && x.panics(err) {
+		next = first
+	}
+	if next == nil {
+		if nd != nil && *upstream != nil {
+			// Fallbacks all cooling: the client hears what failed.
+			err = *upstream
+		}
+		x.fail(w, err)
+	}
+	return next
 }
 
 // panics reports whether, after err, the request should try its model's
@@ -115,8 +121,13 @@ const StatusClientClosed = 499
 // Routing.Retries retries, and answers the request through w when one
 // answers. It returns the last failure, or a *NoDeployment when every
 // deployment is cooling down.
+//
+// A stream is relayed from within attempt, so this frame stays on the
+// stack for the stream's life and under the upstream call's deepest
+// point: the retry gate and the failure's bookkeeping have frames of
+// their own (issue 18).
 func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) error {
-	h, r := x.g.health, x.g.routing.Load()
+	h := x.g.health
 	order, until, byRateLimit := h.Order(x.rt.Deployments(m), m.Strategy)
 	if x.panic {
 		order = h.Rank(x.rt.Deployments(m), m.Strategy)
@@ -135,38 +146,61 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 			return last
 		}
 		if i > 0 {
-			same := d.Key == lastDep
-			switch {
-			case i > r.Retries, same && !v.sameAgain,
-				same && v.retryAfter > r.MaxRetryAfter, !h.TryRetry(m.ID):
-				return last
-			}
-			if o := x.g.opt.Observer; o != nil {
-				o.Retry(m.ID, d.Key)
-			}
-			wait := x.g.backoff(i)
-			if same {
-				wait = max(wait, v.retryAfter)
-			}
-			if err := x.g.wait(ctx, wait); err != nil {
-				// The client went away (or the gateway is shutting down).
-				return &provider.Error{Provider: d.Provider.Name(), Kind: provider.KindCanceled, Err: err}
+			if err := x.again(ctx, m, d, lastDep, &v, i); err != nil {
+				if err == errSpent {
+					return last
+				}
+				return err
 			}
 		}
 		err := x.attempt(ctx, w, target{model: m, dep: d})
 		if err == nil {
 			return nil
 		}
-		v = classify(ctx, err)
-		x.g.observeFailure(ctx, d.Provider.Name(), d.Key, v, err)
-		if v.count {
-			h.Failure(d.Key, v.class, v.retryAfter)
-		}
-		if !v.retry {
+		if v = x.failed(ctx, d, err); !v.retry {
 			return err
 		}
 		last, lastDep = err, d.Key
 	}
+}
+
+// errSpent: no retry is left for the model (again).
+var errSpent = errors.New("retries spent")
+
+// again lets retry i (from 1) go to d after a failure v at lastDep, and
+// waits its backoff first. It returns errSpent when the retries, the
+// budget or the upstream's Retry-After forbid it, and the wait's failure
+// when the client went away (or the gateway is shutting down).
+func (x *exchange) again(ctx context.Context, m *catalog.Model, d *route.Deployment, lastDep string, v *verdict, i int) error {
+	r := x.g.routing.Load()
+	same := d.Key == lastDep
+	switch {
+	case i > r.Retries, same && !v.sameAgain,
+		same && v.retryAfter > r.MaxRetryAfter, !x.g.health.TryRetry(m.ID):
+		return errSpent
+	}
+	if o := x.g.opt.Observer; o != nil {
+		o.Retry(m.ID, d.Key)
+	}
+	wait := x.g.backoff(i)
+	if same {
+		wait = max(wait, v.retryAfter)
+	}
+	if err := x.g.wait(ctx, wait); err != nil {
+		return &provider.Error{Provider: d.Provider.Name(), Kind: provider.KindCanceled, Err: err}
+	}
+	return nil
+}
+
+// failed classifies an attempt's failure at d and tells the observer and
+// the deployment's health of it.
+func (x *exchange) failed(ctx context.Context, d *route.Deployment, err error) verdict {
+	v := classify(ctx, err)
+	x.g.observeFailure(ctx, d.Provider.Name(), d.Key, v, err)
+	if v.count {
+		x.g.health.Failure(d.Key, v.class, v.retryAfter)
+	}
+	return v
 }
 
 // pick returns the deployment to try next, order[*next] (round the order
@@ -176,19 +210,19 @@ func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) err
 // flight too. When every one is cooling, the model's attempts end if a
 // fallback is left to answer (ok false); else the order is kept, as in a
 // panic: nothing else could answer, and the retry budget bounds the calls.
-func (x *exchange) pick(m *catalog.Model, order []route.Deployment, next *int, retry bool) (d route.Deployment, ok bool) {
+func (x *exchange) pick(m *catalog.Model, order []route.Deployment, next *int, retry bool) (d *route.Deployment, ok bool) {
 	if retry && !x.panic {
 		for k := range order {
-			if d := order[(*next+k)%len(order)]; !x.g.health.Cooling(d.Key) {
+			if d := &order[(*next+k)%len(order)]; !x.g.health.Cooling(d.Key) {
 				*next += k + 1
 				return d, true
 			}
 		}
 		if fb, _ := x.fallback(m, nil, x.left); fb != nil && !x.allCooling(fb) {
-			return route.Deployment{}, false
+			return nil, false
 		}
 	}
-	d = order[*next%len(order)]
+	d = &order[*next%len(order)]
 	*next++
 	return d, true
 }
@@ -214,9 +248,10 @@ func (g *Gateway) backoff(n int) time.Duration {
 	return time.Duration(rand.Int64N(int64(d) + 1))
 }
 
-// attempt makes one call to t and, when it answers (for a stream: when
-// its first chunk arrives), writes the answer through w and returns nil.
-// A stream that fails after its first chunk is the writer's to end.
+// attempt makes one call to t and, when it answers, writes the answer
+// through w and returns nil; a stream, once its first chunk arrives, is
+// left in x.relay for Serve to relay. A stream that fails after its first
+// chunk is the writer's to end.
 func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	h := x.g.health
 	x.rec.Attempts++
@@ -259,9 +294,8 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	}
 	x.spans.answered(sp, first, t.model.ID)
 	s := &relay{Stream: st, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof, span: sp}
-	x.stream = st
+	x.stream, x.relay = st, s
 	x.g.streams.Add(1)
-	w.Stream(s, x.end)
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 // target is where one attempt goes: a model and one of its deployments.
 type target struct {
 	model *catalog.Model
-	dep   route.Deployment
+	dep   *route.Deployment
 }
 
 // request is the provider's request for an attempt at t. Model is the

@@ -133,7 +133,7 @@ type timeouts struct {
 // body. For any other provider the gateway bounds a stream's first chunk
 // itself. A plain call has no first byte's bound: its answer comes whole,
 // when it is written, and a long answer is not a stall.
-func withTimeouts(ctx context.Context, d route.Deployment, stream bool) (context.Context, *timeouts) {
+func withTimeouts(ctx context.Context, d *route.Deployment, stream bool) (context.Context, *timeouts) {
 	if tp, ok := d.Provider.(provider.Timeouter); ok {
 		if pt := tp.Timeouts(); pt.FirstByte != d.FirstByteTimeout || pt.Total != d.Timeout {
 			// The deployment's own, longer or shorter than its provider's.

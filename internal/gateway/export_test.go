@@ -41,7 +41,7 @@ func (g *Gateway) Route(c *Call) (route.Target, error) {
 }
 
 func targetOf(t route.Target) target {
-	return target{model: t.Model, dep: route.Deployment{Provider: t.Provider,
+	return target{model: t.Model, dep: &route.Deployment{Provider: t.Provider,
 		Deployment: catalog.Deployment{UpstreamID: t.UpstreamID}, Key: t.Provider.Name() + "/" + t.UpstreamID}}
 }
 

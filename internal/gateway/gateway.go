@@ -221,7 +221,39 @@ type Outcome struct {
 }
 
 // Serve runs req and writes its one answer to w.
+//
+// Serve's frame, and those of the calls down to the stream's relay, stay
+// on the connection goroutine's stack for a stream's whole life, with an
+// upstream call, an event's parsing or the response's first flush on top
+// of them; a stack that once needs more than 8 KiB doubles to 16 KiB and
+// keeps it while the stream is open. So the work before and after the
+// answer is done in functions of their own (issue 18).
 func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
+	x, err := g.exchangeFor(req)
+	if err != nil {
+		w.Error(err, func(Outcome) {})
+		return
+	}
+	defer x.abandon()
+	res, err := g.admit(ctx, x, w.Header())
+	if err != nil {
+		w.Error(err, x.end)
+		return
+	}
+	x.run(ctx, w, x.requested)
+	if x.relay != nil {
+		w.Stream(x.relay, x.end)
+	}
+	if x.refund {
+		g.refund(ctx, req, res)
+		return
+	}
+	g.settle(ctx, req, res, x.rec.TotalTokens)
+}
+
+// exchangeFor resolves the model req asks for, one that the caller may
+// use and that fits the request, and starts its exchange.
+func (g *Gateway) exchangeFor(req *Request) (*exchange, error) {
 	rt := g.routes.Load()
 	allow := route.Allow{Account: req.Principal.AccountModels, Key: req.Principal.KeyModels}
 	m, err := lookup(rt, req.Endpoint, req.Model, allow)
@@ -229,33 +261,28 @@ func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
 		m, err = g.fitting(rt, req, m, allow)
 	}
 	if err != nil {
-		w.Error(err, func(Outcome) {})
-		return
+		return nil, err
 	}
-	x := g.newExchange(req, rt, m, allow)
-	defer x.abandon()
+	return g.newExchange(req, rt, m, allow), nil
+}
+
+// admit starts the request's trace, announces its model's retirement,
+// checks its spend budget and takes its rate limits.
+func (g *Gateway) admit(ctx context.Context, x *exchange, h http.Header) (reservation, error) {
+	m := x.requested
 	x.spans = g.spansFor(ctx)
-	x.spans.request(req)
+	x.spans.request(x.req)
 	if now := g.opt.Now(); m.UnderNotice(now) {
-		noticeHeaders(w.Header(), m, now)
+		noticeHeaders(h, m, now)
 	}
 	lim := x.spans.limits(ctx, g)
-	err = g.checkBudget(ctx, req)
+	err := g.checkBudget(ctx, x.req)
 	var res reservation
 	if err == nil {
-		res, err = g.reserve(ctx, req, m, w.Header())
+		res, err = g.reserve(ctx, x.req, m, h)
 	}
 	lim.end(ctx, err)
-	if err != nil {
-		w.Error(err, x.end)
-		return
-	}
-	x.run(ctx, w, m)
-	if x.refund {
-		g.refund(ctx, req, res)
-		return
-	}
-	g.settle(ctx, req, res, x.rec.TotalTokens)
+	return res, err
 }
 
 // endpointModes lists the model modes each endpoint serves; legacy

@@ -54,6 +54,10 @@ type exchange struct {
 	resp   *provider.Response
 	stream provider.Stream
 	end    func(Outcome)
+	// relay is the stream an attempt began, which Serve relays once the
+	// attempts are over: from there the frames of the routing loop are
+	// off the stack the stream waits on (issue 18).
+	relay *relay
 
 	// panic is set once every candidate was cooling down after failures
 	// and the requested model's deployments are tried regardless.

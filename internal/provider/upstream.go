@@ -53,6 +53,28 @@ func (u *Upstream) Post(ctx context.Context, url string, body []byte, stream boo
 // post is Post with extra headers (a client's, passed on by a Forwarder)
 // set over the ones every request carries.
 func (u *Upstream) post(ctx context.Context, url string, body []byte, stream bool, requestID string, extra http.Header) (*http.Response, error) {
+	// The request is made in a function of its own: this frame stays on
+	// the stack under the client's whole call, whose deepest point decides
+	// whether the goroutine's stack, kept for a stream's life, doubles to
+	// 16 KiB (issue 18).
+	req, err := u.newRequest(ctx, url, body, stream, requestID, extra)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := u.Client.Do(req)
+	if err != nil {
+		return nil, FromTransport(ctx, u.Name, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return nil, u.statusError(req, resp)
+	}
+	return resp, nil
+}
+
+// newRequest makes post's request: the headers every request carries,
+// extra over them, the stream's Accept, the request ID and the trace.
+func (u *Upstream) newRequest(ctx context.Context, url string, body []byte, stream bool, requestID string, extra http.Header) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, &Error{Provider: u.Name, Kind: KindUnavailable, Err: err}
@@ -74,15 +96,7 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 	// The attempt's span, when the request is traced, is the upstream's
 	// parent; untraced, ctx has no span and nothing is sent.
 	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(req.Header))
-	resp, err := u.Client.Do(req)
-	if err != nil {
-		return nil, FromTransport(ctx, u.Name, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		return nil, u.statusError(req, resp)
-	}
-	return resp, nil
+	return req, nil
 }
 
 // shareHeader puts the headers every request carries into h, a new

@@ -239,19 +239,18 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 
 // countChoice adds the text of a chunk's choice to the gateway's count:
 // its delta's content, tool call arguments (of the first call) and
-// function call arguments, or a legacy completion's text. One pass over
-// the choice's keys and one over its delta's find them.
+// function call arguments, or a legacy completion's text. The choice's
+// keys are looked up (Get) rather than walked (ForEach): ForEach parses
+// every value, and parsing the choice's index, a number, takes a
+// kilobyte of stack (strconv's float parser) on top of the relay's,
+// which doubles the stack an open stream keeps to 16 KiB (issue 18). One
+// pass over the delta's keys finds the rest.
 func (s *stream) countChoice(ch gjson.Result) {
-	var delta gjson.Result
-	ch.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "delta":
-			delta = v
-		case "text": // legacy completions
-			s.text.Add(v.Str)
-		}
-		return true
-	})
+	delta := ch.Get("delta")
+	if !delta.Exists() {
+		s.text.Add(ch.Get("text").Str) // legacy completions
+		return
+	}
 	delta.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "content":

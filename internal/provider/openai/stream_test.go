@@ -367,3 +367,47 @@ func TestStreamUsageChunkHead(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamEstimateCountsChoiceText: without usage from the host, the
+// answer's text is counted from every chunk, wherever the choice puts its
+// index: a legacy completion's text counts as the same pieces in a chat
+// delta's content do, and not at all would be an estimate of nothing.
+func TestStreamEstimateCountsChoiceText(t *testing.T) {
+	pieces := []string{"The quick", " brown fox", " jumps over", " the lazy dog."}
+	var legacy, chat strings.Builder
+	for i, p := range pieces {
+		choice := `{"index":0,"text":"` + p + `","logprobs":null,"finish_reason":null}`
+		delta := `{"index":0,"delta":{"content":"` + p + `"},"finish_reason":null}`
+		if i%2 == 1 { // the index after the text
+			choice = `{"text":"` + p + `","index":0,"logprobs":null,"finish_reason":null}`
+			delta = `{"delta":{"content":"` + p + `"},"index":0,"finish_reason":null}`
+		}
+		legacy.WriteString(`data: {"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[` + choice + "]}\n\n")
+		chat.WriteString(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[` + delta + "]}\n\n")
+	}
+	usage := func(body string, complete bool) provider.Usage {
+		u := newUpstream(t, http.StatusOK, http.Header{"Content-Type": {"text/event-stream"}}, []byte(body+"data: [DONE]\n\n"))
+		c := newClient(t, u.URL, openai.Options{})
+		r := &provider.Request{Model: "m", UpstreamModel: "m", Stream: true,
+			Body: []byte(`{"model":"m","messages":[{"role":"user","content":"Go on."}],"stream":true}`)}
+		var st provider.Stream
+		var err error
+		if complete {
+			r.Body = []byte(`{"model":"m","prompt":"Go on.","stream":true}`)
+			st, err = c.CompleteStream(testContext(t), r)
+		} else {
+			st, err = c.ChatStream(testContext(t), r)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := drain(t, st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Usage()
+	}
+	got, want := usage(legacy.String(), true), usage(chat.String(), false)
+	if !got.Estimated || got.CompletionTokens == 0 || got.CompletionTokens != want.CompletionTokens {
+		t.Errorf("legacy completion counted %+v, the same text in chat deltas %+v; want the same estimate, not zero", got, want)
+	}
+}
