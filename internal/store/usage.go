@@ -72,9 +72,8 @@ func uniqueByID(recs []meter.Record) []*meter.Record {
 // endpoint, provider and prices mostly repeat among the requests of a
 // moment, and every string or integer over 255 boxed anew was an
 // allocation: appendUsageArgs made a tenth of the gateway's under load
-// (issue 18). Status and attempts
-// go as int64, which database/sql passes on as it is; an int it converts
-// by reflection.
+// (issue 18). Status and attempts go as int64, which database/sql passes
+// on as it is; an int it converts by reflection.
 func appendUsageArgs(args []any, r *meter.Record) []any {
 	p := args // the rows before r, where same looks
 	return append(args, r.ID, same(p, 1, r.RequestID), same(p, 2, millis(r.Time)), same(p, 3, r.AccountID),
@@ -163,10 +162,10 @@ func inParts(n int, stmt func(rows int) (*sql.Stmt, error), run func(st *sql.Stm
 // the largest rowid so far plus one (until the largest is 2^63-1, which
 // no ledger reaches; the count found is checked), so the count of rows
 // it inserted, ending at the last inserted rowid, holds exactly them,
-// within the transaction's write lock. That costs a
-// query in the rare batch that meets a stored ID (a replay), where
-// returning every inserted ID (RETURNING id) cost about a tenth of the
-// writer's time in every batch.
+// within the transaction's write lock. That costs a query in the rare
+// batch that meets a stored ID (a replay), where returning every
+// inserted ID (RETURNING id) cost about a tenth of the writer's time in
+// every batch.
 func insertRows(ctx context.Context, tx *sql.Tx, st *sql.Stmt, args []any, part, out []*meter.Record) ([]*meter.Record, error) {
 	res, err := st.ExecContext(ctx, args...)
 	if err != nil {
