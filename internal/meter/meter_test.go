@@ -393,3 +393,39 @@ func TestFullBatchWakesWriter(t *testing.T) {
 	}
 	waitFor(t, "the full batches written before the first tick", func() bool { return s.count() >= 16 })
 }
+
+// panicSink is a sink whose second write panics; it counts the records
+// it is given, duplicates included.
+type panicSink struct {
+	*sink
+	calls, given atomic.Int64
+}
+
+func (s *panicSink) WriteUsage(ctx context.Context, recs []meter.Record) (int, error) {
+	if s.calls.Add(1) == 2 {
+		panic("sink bug")
+	}
+	s.given.Add(int64(len(recs)))
+	return s.sink.WriteUsage(ctx, recs)
+}
+
+// A panic in one batch of a flush leaves the batches written before it
+// written: they are not sent again, nor counted twice as committed in
+// their journal segment (which could then be deleted while its later
+// records are only in memory).
+func TestPanicMidFlushKeepsWrittenBatches(t *testing.T) {
+	s := &panicSink{sink: newSink()}
+	m, err := meter.New(s, meter.Options{Dir: t.TempDir(), BatchSize: 10, FlushInterval: 10 * time.Millisecond, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		m.Record(record(i))
+	}
+	stop := start(m)
+	waitFor(t, "30 rows", func() bool { return s.count() == 30 })
+	stop()
+	if got := s.given.Load(); got != 30 {
+		t.Errorf("the sink was given %d records for 30 (the batch written before the panic sent again)", got)
+	}
+}

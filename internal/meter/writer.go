@@ -99,17 +99,7 @@ func (w *writer) flush(ctx context.Context) {
 	if w.m.down.Load() && time.Now().Before(w.retryAt) {
 		return
 	}
-	sent := 0
-	var err error
-	for sent < len(w.pending) && err == nil {
-		n := min(len(w.pending)-sent, w.m.opt.BatchSize)
-		if err = w.writeBatch(ctx, w.pending[sent:sent+n]); err == nil {
-			sent += n
-		}
-	}
-	left := copy(w.pending, w.pending[sent:])
-	clear(w.pending[left:])
-	w.pending = w.pending[:left]
+	sent, err := w.writePending(ctx)
 	if sent > 0 {
 		w.recovered()
 	}
@@ -131,6 +121,28 @@ func (w *writer) flush(ctx context.Context) {
 		}
 		w.m.j.replayed(seg)
 	}
+}
+
+// writePending writes the pending records in batches until one fails,
+// and drops those written from pending, keeping its array. The drop is
+// deferred so that it happens when a later batch panics too: a written
+// batch left pending would be written again and its records counted
+// twice as committed in their segment, which could then be deleted while
+// later records of it are only in memory.
+func (w *writer) writePending(ctx context.Context) (sent int, err error) {
+	defer func() {
+		left := copy(w.pending, w.pending[sent:])
+		clear(w.pending[left:])
+		w.pending = w.pending[:left]
+	}()
+	for sent < len(w.pending) {
+		n := min(len(w.pending)-sent, w.m.opt.BatchSize)
+		if err = w.writeBatch(ctx, w.pending[sent:sent+n]); err != nil {
+			return sent, err
+		}
+		sent += n
+	}
+	return sent, nil
 }
 
 // writeBatch writes items, the sink given copies of their records, and
