@@ -117,7 +117,7 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	sw := sse.NewWriter(w, r)
 	a.out = relayOut{sw: sw}
 	sw.Hold(a.reading)
-	defer a.out.end() // an error event; [DONE] unless done
+	defer a.out.flush() // the end: an error event
 	for {
 		chunk, err := st.Next()
 		if errors.Is(err, io.EOF) && sw.Err() == nil {
@@ -148,21 +148,14 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 // streamDone ends a stream that completed. The usage is recorded before
 // the client can see the end ([DONE], message_stop), and the events still
 // held (those of the upstream's last read: the finish chunk, often) go out
-// with it rather than in one flush each side of the record: recording
+// with it in one flush rather than one each side of the record: recording
 // waits on nothing (the meter queues the record and journals it to a
-// local file), and the upstream has nothing more to send. A dialect whose
-// end waits (a Responses answer stored first) flushes before it. A final
-// flush that fails comes too late to change the record: the answer was
-// complete.
-//
-// That flush is left to net/http, which writes what is held with the
-// response's terminating chunk, in one write, when the handler returns,
-// after the rest of the request's work (the limits settled, the access
-// log): the terminating chunk always waited on it, and clients read a
-// stream to that end (the OpenAI SDKs drain it after [DONE]), so the
-// stream ends for them no later than before, one system call sooner.
-// Closing the upstream stream drains its body; when that read may wait
-// (the upstream's own end has not arrived), the wait hook flushes first.
+// local file), and the upstream has nothing more to send. That flush is
+// not left for net/http's terminating chunk, which waits on the rest of
+// the request's work (the limits settled, maybe on Redis; the access
+// log): a client that acts on [DONE] sees it at once. A dialect whose end
+// waits (a Responses answer stored first) flushes before it. A final flush
+// that fails comes too late to change the record: the answer was complete.
 func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
 	end(gateway.Outcome{Status: http.StatusOK})
 	if !sw.Started() {
@@ -170,7 +163,7 @@ func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
 	}
 	a.out.refresh()
 	a.d().done(sw)
-	a.out.done = true
+	a.out.flush()
 }
 
 // streamFailed ends a stream that failed: with an HTTP error before its
@@ -215,9 +208,6 @@ const streamWriteTimeout = time.Minute
 // flushes (answer.Wait).
 type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
-	// done: the stream completed, and what is held goes out with the
-	// response's end, unless a wait on the upstream comes first.
-	done bool
 	// headed: Wait has flushed once, the response's head with it.
 	headed bool
 }
@@ -244,14 +234,6 @@ func (o *relayOut) flush() error {
 	return o.sw.Flush()
 }
 
-// end flushes what is held when the relay returns, unless the stream
-// completed (streamDone).
-func (o *relayOut) end() {
-	if !o.done {
-		o.flush()
-	}
-}
-
 // Wait is the stream's wait hook (provider.WaitHook): it runs before each
 // wait on the upstream and flushes what is held.
 //
@@ -260,30 +242,44 @@ func (o *relayOut) end() {
 // upstream's read, it would double the stack that the stream keeps while
 // it waits to 16 KiB (issue 18). So that flush runs on a goroutine of its
 // own, which ends with it, while this one waits: the same flush, at the
-// same moment.
+// same moment. A panic there is raised again here, on the request's
+// goroutine, where the server's recovery sees it.
 func (a *answer) Wait() error {
 	if a.out.headed || a.out.sw == nil || !a.out.sw.Pending() {
 		return a.out.flush()
 	}
 	a.out.headed = true
-	done := make(chan error, 1)
-	go func() { done <- a.out.flush() }()
-	return <-done
+	type result struct {
+		err error
+		bug any // a panic's value
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{bug: p}
+			}
+		}()
+		done <- result{err: a.out.flush()}
+	}()
+	r := <-done
+	if r.bug != nil {
+		panic(r.bug)
+	}
+	return r.err
 }
 
 // Reading is told when an upstream's body starts and stops being read
 // through Wait: in between, events are held until Wait. An attempt that
 // fails closes its body, so a stream that follows it without the hook
 // (the mock, after failed upstreams) is flushed event by event; so are
-// the events between two prompts' streams of a legacy completion. The
-// body of a completed stream closes with its end held for the
-// response's (streamDone).
+// the events between two prompts' streams of a legacy completion.
 func (a *answer) Reading(on bool) {
 	a.reading = on
 	if a.out.sw != nil {
 		a.out.sw.Hold(on)
 		if !on {
-			a.out.end() // its error sticks: the next write returns it
+			a.out.flush() // its error sticks: the next write returns it
 		}
 	}
 }

@@ -76,11 +76,15 @@ type flushes struct {
 	got  [][]int
 	sent int
 	fail error // every flush fails with it once set
+	bug  any   // every flush panics with it once set
 }
 
 var eventN = regexp.MustCompile(`"n":(\d+)|\[DONE\]`)
 
 func (f *flushes) FlushError() error {
+	if f.bug != nil {
+		panic(f.bug)
+	}
 	if f.fail != nil {
 		return f.fail
 	}
@@ -115,11 +119,11 @@ func newStreamAnswer(w http.ResponseWriter, d dialect) *answer {
 // (done before the stream reached the writer) included; every event of a
 // stream that runs no hook is flushed on its own, even after an attempt
 // that ran it and failed. A completed stream's usage is recorded before
-// [DONE] is written (atEnd: the flushes by then), and [DONE], with the
-// events of the upstream's last read when it ended the stream, is left
-// for net/http to send with the response's end (held), unless draining
-// the upstream body may wait: then the hook flushes it first. Every
-// dialect relays through Stream.
+// [DONE] is written (atEnd: the flushes by then), and [DONE] goes out
+// with the events of the upstream's last read when it ended the stream,
+// in one flush, before the relay returns: nothing is left for the
+// response's end (held), which waits on the rest of the request's work.
+// Every dialect relays through Stream.
 func TestStreamFlushPerRead(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -131,11 +135,11 @@ func TestStreamFlushPerRead(t *testing.T) {
 		held       []int   // events left for the response's end
 		atEnd      [][]int
 	}{
-		{"chat", true, false, false, nil, [][]int{{1, 2}, {3, 4, 5}, {6}}, []int{-1}, [][]int{{1, 2}, {3, 4, 5}, {6}}},
-		{"chat, end in the last read", true, true, false, nil, [][]int{{1, 2}, {3, 4, 5}}, []int{6, -1}, [][]int{{1, 2}, {3, 4, 5}}},
+		{"chat", true, false, false, nil, [][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, nil, [][]int{{1, 2}, {3, 4, 5}, {6}}},
+		{"chat, end in the last read", true, true, false, nil, [][]int{{1, 2}, {3, 4, 5}, {6, -1}}, nil, [][]int{{1, 2}, {3, 4, 5}}},
 		{"chat, the drain waits", true, true, true, nil, [][]int{{1, 2}, {3, 4, 5}, {6, -1}}, nil, [][]int{{1, 2}, {3, 4, 5}}},
 		{"messages", true, false, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}, nil, [][]int{{1, 2}, {3, 4, 5}, {6}}},
-		{"messages, end in the last read", true, true, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}}, []int{6}, [][]int{{1, 2}, {3, 4, 5}}},
+		{"messages, end in the last read", true, true, false, messagesDialect{}, [][]int{{1, 2}, {3, 4, 5}, {6}}, nil, [][]int{{1, 2}, {3, 4, 5}}},
 		{"no hook", false, false, false, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}, {-1}}, nil, [][]int{{1}, {2}, {3}, {4}, {5}, {6}}},
 	}
 	for _, tt := range tests {
@@ -243,4 +247,21 @@ func TestStreamHeldFlushFails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The wait hook's first flush runs on a goroutine of its own (Wait); a
+// panic in it is raised again on the caller's, where the server's
+// recovery sees it, rather than ending the process.
+func TestStreamFirstFlushPanicReachesCaller(t *testing.T) {
+	f := &flushes{ResponseRecorder: httptest.NewRecorder(), bug: "writer bug"}
+	a := newStreamAnswer(f, nil)
+	a.Reading(true)
+	st := &reads{cur: []int{1}, left: [][]int{{2}}, wait: a.Wait}
+	defer func() {
+		if p := recover(); p != "writer bug" {
+			t.Errorf("recovered %v, want the flush's panic", p)
+		}
+	}()
+	a.Stream(st, func(gateway.Outcome) {})
+	t.Error("Stream returned after its flush panicked")
 }
