@@ -7,9 +7,10 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/jsonenc"
 )
 
-// appendJSON appends r as one JSON object, the same document that
-// encoding/json makes of a Record (field names from its tags, times in
-// RFC 3339, durations and amounts as integers) without reflection: it
+// appendJSON appends r as one JSON object that encoding/json reads back
+// as the Record it makes of r (field names from its tags, times in RFC
+// 3339, durations and amounts as integers; strings quoted as
+// jsonenc.AppendString quotes them), without reflection: it
 // runs once per request on the request path. Each key is appended with
 // its punctuation as one constant.
 func appendJSON(b []byte, r *Record) []byte {

@@ -127,8 +127,9 @@ func newInFlight(w http.ResponseWriter, r *http.Request) *inFlight {
 // end finishes the answer, writes the request's log line and tells obs.
 func (st *inFlight) end(log *slog.Logger, obs *Observer, r *http.Request) {
 	rec, sw := &st.rec, &st.sw
-	// The client has a complete answer before the line is written and
-	// the metrics hear of it (issue 18).
+	// An answer of known length reaches the client whole before the line
+	// is written and the metrics hear of it (issue 18); a stream has
+	// flushed its end already.
 	sw.finish(r)
 	status := statusOf(sw, rec)
 	level := slog.LevelInfo

@@ -104,8 +104,9 @@ func same[T comparable](args []any, i int, v T) any {
 }
 
 // usageRows is the most rows of one of the SQLite writer's multi-row
-// inserts: enough to share one statement's run among many rows, few
-// enough that the statement is prepared once and binds quickly.
+// statements (the inserts, and the rollup's upserts): enough to share
+// one statement's run among many rows, few enough that the statement is
+// prepared once and binds quickly.
 const usageRows = 32
 
 // insertUsage inserts recs (unique IDs, sorted) on SQLite and returns
