@@ -1,7 +1,9 @@
 package jsonenc
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -31,6 +33,25 @@ func TestAppendStringEveryPosition(t *testing.T) {
 		s := strings.Repeat("k", n) + "~ #/:.-_09AZaz"[:min(n, 14)]
 		if got, want := string(AppendString(nil, s)), `"`+s+`"`; got != want {
 			t.Errorf("plain %q: got %s", s, got)
+		}
+	}
+}
+
+// TestAppendStringIsSlogs checks AppendString against log/slog's JSON
+// handler byte for byte, over every kind of escape.
+func TestAppendStringIsSlogs(t *testing.T) {
+	drop := func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.MessageKey {
+			return slog.Attr{}
+		}
+		return a
+	}
+	for _, s := range []string{"", "plain", `quote " backslash \`, "\n\r\t\b\f", "\x00\x01\x1f\x7f",
+		"<script>&amp;", "héllo 日本 😀", "bad \xff \xe2\x82 utf8", "\u2028\u2029", "\ufffd"} {
+		var out bytes.Buffer
+		slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{ReplaceAttr: drop})).Info("", "k", s)
+		if got, want := `{"k":`+string(AppendString(nil, s))+"}\n", out.String(); got != want {
+			t.Errorf("%q: AppendString gives %s, slog %s", s, got, want)
 		}
 	}
 }
