@@ -122,10 +122,10 @@ const StatusClientClosed = 499
 // answers. It returns the last failure, or a *NoDeployment when every
 // deployment is cooling down.
 //
-// A stream is relayed from within attempt, so this frame stays on the
-// stack for the stream's life and under the upstream call's deepest
-// point: the retry gate and the failure's bookkeeping have frames of
-// their own (issue 18).
+// This frame is under the upstream call's deepest point (a stream's
+// first read): a stack that grows past 8 KiB there keeps 16 KiB for the
+// stream's life, so the retry gate and the failure's bookkeeping have
+// frames of their own (issue 18).
 func (x *exchange) tryModel(ctx context.Context, w Writer, m *catalog.Model) error {
 	h := x.g.health
 	order, until, byRateLimit := h.Order(x.rt.Deployments(m), m.Strategy)
