@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchyard-gw/switchyard/internal/meter"
 	"github.com/switchyard-gw/switchyard/internal/usd"
 )
 
@@ -31,26 +32,7 @@ type Budget struct {
 	failClosed bool
 	log        *slog.Logger
 	failures   atomic.Int64
-	period     atomic.Pointer[period] // the month last checked, formatted once
-}
-
-// period is a calendar month and its "2006-01" name.
-type period struct {
-	year  int
-	month time.Month
-	name  string
-}
-
-// periodOf returns the name of now's month without formatting it on every
-// request.
-func (b *Budget) periodOf(now time.Time) string {
-	y, m, _ := now.Date()
-	if p := b.period.Load(); p != nil && p.year == y && p.month == m {
-		return p.name
-	}
-	p := &period{y, m, now.Format("2006-01")}
-	b.period.Store(p)
-	return p.name
+	periods    meter.Periods // names the months checked
 }
 
 // NewBudget returns a Budget over spend. When spend cannot be read (Redis
@@ -74,7 +56,7 @@ func (b *Budget) Failures() int64 { return b.failures.Load() }
 // first request on (billing alerts need the totals).
 func (b *Budget) Check(ctx context.Context, now time.Time, accountID, keyID string, accountLimit, keyLimit usd.Amount) error {
 	now = now.UTC()
-	acct, key, err := b.spend.Month(ctx, accountID, keyID, b.periodOf(now))
+	acct, key, err := b.spend.Month(ctx, accountID, keyID, b.periods.Of(now))
 	if err != nil {
 		if b.failures.Add(1)%100 == 1 {
 			b.log.Warn("spend unavailable for the budget check", "err", err, "fail_closed", b.failClosed)

@@ -91,26 +91,7 @@ type Meter struct {
 	failures   atomic.Int64 // failed batch writes
 	down       atomic.Bool  // the sink is failing
 
-	period atomic.Pointer[period] // the month of the last record told to Spend
-}
-
-// period is a calendar month (UTC) and its "2006-01" name.
-type period struct {
-	year  int
-	month time.Month
-	name  string
-}
-
-// periodOf returns r.Period() without formatting it (and allocating the
-// name) on every request.
-func (m *Meter) periodOf(r *Record) string {
-	y, mo, _ := r.Time.UTC().Date()
-	if p := m.period.Load(); p != nil && p.year == y && p.month == mo {
-		return p.name
-	}
-	p := &period{y, mo, r.Period()}
-	m.period.Store(p)
-	return p.name
+	periods Periods // names the months of the records told to Spend
 }
 
 // Stats are the meter's counters.
@@ -160,7 +141,7 @@ func (m *Meter) Backlog() (records, bytes int64) { return m.j.backlog() }
 func (m *Meter) Record(r *Record) {
 	m.recorded.Add(1)
 	if m.opt.Spend != nil && r.Cost > 0 {
-		m.opt.Spend.AddSpend(r.AccountID, r.KeyID, m.periodOf(r), r.Cost)
+		m.opt.Spend.AddSpend(r.AccountID, r.KeyID, m.periods.Of(r.Time.UTC()), r.Cost)
 	}
 	m.j.mu.Lock()
 	seg, err := m.j.appendLocked(r)

@@ -5,6 +5,7 @@ package meter
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/provider"
@@ -72,6 +73,32 @@ func (r *Record) Period() string { return PeriodOf(r.Time) }
 
 // PeriodOf returns the calendar month (UTC) of t as "2006-01".
 func PeriodOf(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// Periods names calendar months as "2006-01" for a caller that names one
+// on every request: the month last named is kept, so that its name is
+// formatted (and allocated) once a month, not per request. The zero value
+// is ready; it is safe for concurrent use.
+type Periods struct {
+	last atomic.Pointer[period]
+}
+
+// period is a calendar month and its name.
+type period struct {
+	year  int
+	month time.Month
+	name  string
+}
+
+// Of returns the month of t, in t's location, as "2006-01".
+func (c *Periods) Of(t time.Time) string {
+	y, m, _ := t.Date()
+	if p := c.last.Load(); p != nil && p.year == y && p.month == m {
+		return p.name
+	}
+	p := &period{y, m, t.Format("2006-01")}
+	c.last.Store(p)
+	return p.name
+}
 
 // Sink stores records. WriteUsage inserts each record whose ID is not yet
 // stored and updates the daily rollups for exactly those, in one
