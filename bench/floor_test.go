@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net"
@@ -18,19 +20,23 @@ import (
 // server side, an http.Server whose handler flushed a first event and
 // waits; and the client side, provider.NewTransport's transport with a
 // response whose first chunk was read, with the read and write buffers it
-// ships with and smaller ones. The peer of each is raw sockets served by
-// one goroutine, so that it adds nothing per stream. Figures are after six
-// collections (a parked goroutine's stack is halved at most once a
-// collection): goroutines, stack bytes (MemStats.StackInuse) and live heap
-// bytes (HeapAlloc) a stream. A gateway on net/http pays both sides for a
+// ships with and smaller ones. The upstream compresses when asked; the
+// requests ask for identity, as provider.Upstream's streams do, but in
+// client/gzip. The peer of each is raw sockets served by one goroutine,
+// so that it adds nothing per stream. Figures are after six collections
+// (a parked goroutine's stack is halved at most once a collection):
+// goroutines, stack bytes (MemStats.StackInuse) and live heap bytes
+// (HeapAlloc) a stream. A gateway on net/http pays both sides for a
 // proxied stream, before any handler logic (issue 18).
 func BenchmarkOpenStream(b *testing.B) {
 	b.Run("server", benchServerStreams)
 	tr := provider.NewTransport(0)
 	sizes := [][2]int{{tr.ReadBufferSize, tr.WriteBufferSize}, {2 << 10, 4 << 10}, {4 << 10, 1 << 10}, {1 << 10, 1 << 10}}
 	for _, s := range sizes {
-		b.Run(fmt.Sprintf("client/read=%d/write=%d", s[0], s[1]), func(b *testing.B) { benchClientStreams(b, s[0], s[1]) })
+		b.Run(fmt.Sprintf("client/read=%d/write=%d", s[0], s[1]), func(b *testing.B) { benchClientStreams(b, s[0], s[1], "identity") })
 	}
+	// The transport's own Accept-Encoding, gzip, which the upstream takes.
+	b.Run("client/gzip", func(b *testing.B) { benchClientStreams(b, tr.ReadBufferSize, tr.WriteBufferSize, "") })
 }
 
 // streamMem is a process's goroutines and memory after the collections
@@ -110,7 +116,7 @@ func benchServerStreams(b *testing.B) {
 	after.report(b, before, streamMem{})
 }
 
-func benchClientStreams(b *testing.B, readBuf, writeBuf int) {
+func benchClientStreams(b *testing.B, readBuf, writeBuf int, acceptEncoding string) {
 	addr, stop := rawUpstream(b)
 	defer stop()
 	tr := provider.NewTransport(0)
@@ -130,7 +136,12 @@ func benchClientStreams(b *testing.B, readBuf, writeBuf int) {
 	for range b.N {
 		go func() {
 			defer done.Done()
-			resp, err := client.Post(url, "application/json", strings.NewReader(`{"model":"m","stream":true}`))
+			req, _ := http.NewRequest("POST", url, strings.NewReader(`{"model":"m","stream":true}`))
+			req.Header.Set("Content-Type", "application/json")
+			if acceptEncoding != "" {
+				req.Header.Set("Accept-Encoding", acceptEncoding)
+			}
+			resp, err := client.Do(req)
 			if err != nil {
 				errs <- err
 				opened.Done()
@@ -160,12 +171,20 @@ func benchClientStreams(b *testing.B, readBuf, writeBuf int) {
 
 // rawUpstream listens on a loopback port where one goroutine answers each
 // connection's request with a stream's header and first chunk, and leaves
-// the stream open; stop closes it all.
+// the stream open; stop closes it all. A request that accepts gzip gets
+// the chunk compressed and flushed.
 func rawUpstream(b *testing.B) (addr string, stop func()) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
+	const head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+	plain := head + "\r\na\r\ndata: {}\n\n\r\n"
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	io.WriteString(zw, "data: {}\n\n")
+	zw.Flush()
+	compressed := fmt.Sprintf("%sContent-Encoding: gzip\r\n\r\n%x\r\n%s\r\n", head, z.Len(), z.Bytes())
 	var conns []net.Conn
 	accepted := make(chan struct{})
 	go func() {
@@ -177,8 +196,12 @@ func rawUpstream(b *testing.B) (addr string, stop func()) {
 				return
 			}
 			conns = append(conns, c)
-			c.Read(buf) // the request is small enough for one read
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\na\r\ndata: {}\n\n\r\n")
+			n, _ := c.Read(buf) // the request is small enough for one read
+			if bytes.Contains(buf[:n], []byte("Accept-Encoding: gzip")) {
+				io.WriteString(c, compressed)
+			} else {
+				io.WriteString(c, plain)
+			}
 		}
 	}()
 	return ln.Addr().String(), func() {
