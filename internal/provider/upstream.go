@@ -73,7 +73,8 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 }
 
 // newRequest makes post's request: the headers every request carries,
-// extra over them, the stream's Accept, the request ID and the trace.
+// extra over them, the stream's Accept and Accept-Encoding, the request ID
+// and the trace.
 func (u *Upstream) newRequest(ctx context.Context, url string, body []byte, stream bool, requestID string, extra http.Header) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -86,12 +87,18 @@ func (u *Upstream) newRequest(ctx context.Context, url string, body []byte, stre
 			req.Header.Add(k, v)
 		}
 	}
-	vals := []string{"text/event-stream", requestID} // one allocation for both
+	vals := []string{"text/event-stream", "identity", requestID} // one allocation for all
 	if stream {
+		// Uncompressed (issue 18): an upstream that gzips a stream when
+		// the transport asks for it (Anthropic's does) made the open
+		// stream hold a decompressor, 44 KiB of heap, and its compressor
+		// may hold events back until it has a block. Asked for by name:
+		// a CDN may compress when the header is absent.
 		req.Header["Accept"] = vals[0:1:1]
+		req.Header["Accept-Encoding"] = vals[1:2:2]
 	}
 	if requestID != "" {
-		req.Header["X-Request-Id"] = vals[1:2:2]
+		req.Header["X-Request-Id"] = vals[2:3:3]
 	}
 	// The attempt's span, when the request is traced, is the upstream's
 	// parent; untraced, ctx has no span and nothing is sent.
