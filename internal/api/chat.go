@@ -67,18 +67,29 @@ func (h *Handler) modelRequest(w http.ResponseWriter, r *http.Request, check fun
 	return req, buf
 }
 
+// modelCall is a chat or completion request and its answer, allocated
+// together: one allocation instead of two a request (issue 18).
+type modelCall struct {
+	req gateway.Request
+	answer
+}
+
 func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
+	c := &modelCall{}
 	h.serveModel(w, r, func(body []byte) (*gateway.Request, *Error) {
 		req, e := checkChat(body)
-		return &gateway.Request{Endpoint: provider.EndpointChat, Model: req.Model, Body: body,
-			Stream: req.Stream, IncludeUsage: req.IncludeUsage}, e
-	}, &answer{})
+		c.req = gateway.Request{Endpoint: provider.EndpointChat, Model: req.Model, Body: body,
+			Stream: req.Stream, IncludeUsage: req.IncludeUsage, Sizes: req.Sizes}
+		return &c.req, e
+	}, &c.answer)
 }
 
 func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
+	c := &modelCall{}
 	h.serveModel(w, r, func(body []byte) (*gateway.Request, *Error) {
 		req, e := checkCompletion(body)
-		return &gateway.Request{Endpoint: provider.EndpointCompletion, Model: req.Model, Body: body,
-			Stream: req.Stream, IncludeUsage: req.IncludeUsage, Prompts: req.Prompts}, e
-	}, &answer{})
+		c.req = gateway.Request{Endpoint: provider.EndpointCompletion, Model: req.Model, Body: body,
+			Stream: req.Stream, IncludeUsage: req.IncludeUsage, Prompts: req.Prompts, Sizes: req.Sizes}
+		return &c.req, e
+	}, &c.answer)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
@@ -69,6 +70,15 @@ func (f *fields) get(name string) gjson.Result {
 		}
 	}
 	return gjson.Result{}
+}
+
+// sizes returns the fields of the body that size its answers, read in
+// this walk for the rate limits (gateway.Sizes).
+func (f *fields) sizes() gateway.Sizes {
+	return gateway.Sizes{Read: true,
+		MaxCompletionTokens: f.get("max_completion_tokens").Int(), MaxTokens: f.get("max_tokens").Int(),
+		N: f.get("n").Int(), BestOf: f.get("best_of").Int(), Prompts: gateway.PromptCount(f.get("prompt")),
+	}
 }
 
 // owned returns v with a text of its own, as gjson.GetBytes gives: for

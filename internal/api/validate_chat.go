@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
@@ -14,6 +15,7 @@ type chatRequest struct {
 	Model        string
 	Stream       bool
 	IncludeUsage bool
+	Sizes        gateway.Sizes
 }
 
 // checkChat validates a chat completion body.
@@ -44,6 +46,7 @@ func checkChat(body []byte) (chatRequest, *Error) {
 		Model:        model,
 		Stream:       f.get("stream").Bool(),
 		IncludeUsage: f.get("stream_options").Get("include_usage").Bool(),
+		Sizes:        f.sizes(),
 	}, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/gateway"
 )
 
 // maxInputs bounds the prompts of a legacy completion and the inputs of
@@ -20,6 +22,7 @@ type completionRequest struct {
 	Prompts []string
 	// Tokens reports a prompt of token IDs (int[] or int[][]).
 	Tokens bool
+	Sizes  gateway.Sizes
 }
 
 // checkCompletion validates a legacy completion body.
@@ -57,6 +60,7 @@ func checkCompletion(body []byte) (completionRequest, *Error) {
 	}
 	cr.Stream = f.get("stream").Bool()
 	cr.IncludeUsage = f.get("stream_options").Get("include_usage").Bool()
+	cr.Sizes = f.sizes()
 	return cr, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/gateway"
 	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 )
 
@@ -253,5 +254,48 @@ func TestCheckChatAllocs(t *testing.T) {
 		}
 	}); n > 1 {
 		t.Errorf("checkChat: %v allocations, want 1", n)
+	}
+}
+
+// The validation walk reads the fields that size the answers, for the
+// rate limits, which then do not walk the body again (issue 18): the
+// first of duplicates, fields after the messages, not those within them.
+func TestCheckedSizes(t *testing.T) {
+	const msgs = `"messages":[{"role":"user","content":"hi","max_tokens":7,"n":9}]`
+	tests := []struct {
+		name, body string
+		completion bool
+		want       gateway.Sizes
+	}{
+		{"chat none", `{"model":"m",` + msgs + `}`, false, gateway.Sizes{Read: true, Prompts: 1}},
+		{"chat all", `{"model":"m",` + msgs + `,"max_completion_tokens":50,"max_tokens":100,"n":3}`, false,
+			gateway.Sizes{Read: true, MaxCompletionTokens: 50, MaxTokens: 100, N: 3, Prompts: 1}},
+		{"chat duplicates", `{"model":"m","max_tokens":100,` + msgs + `,"max_tokens":5}`, false,
+			gateway.Sizes{Read: true, MaxTokens: 100, Prompts: 1}},
+		{"completion prompts", `{"model":"m","prompt":["a","b","c"],"max_tokens":10,"n":2,"best_of":4}`, true,
+			gateway.Sizes{Read: true, MaxTokens: 10, N: 2, BestOf: 4, Prompts: 3}},
+		{"completion token IDs", `{"model":"m","prompt":[1,2,3]}`, true, gateway.Sizes{Read: true, Prompts: 1}},
+		{"completion token prompts", `{"model":"m","prompt":[[1],[2]]}`, true, gateway.Sizes{Read: true, Prompts: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got gateway.Sizes
+			var e *Error
+			if tt.completion {
+				var cr completionRequest
+				cr, e = checkCompletion([]byte(tt.body))
+				got = cr.Sizes
+			} else {
+				var cr chatRequest
+				cr, e = checkChat([]byte(tt.body))
+				got = cr.Sizes
+			}
+			if e != nil {
+				t.Fatal(e)
+			}
+			if got != tt.want {
+				t.Errorf("sizes %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

@@ -173,6 +173,10 @@ type Request struct {
 	// Header holds the client's headers that upstreams serving the API
 	// natively receive unchanged (provider.Request.Header).
 	Header http.Header
+	// Sizes are Body's fields that size its answers, when the handler
+	// read them; unread, or with ChatBody set, the rate limits read them
+	// from the body the limits see (chatBody).
+	Sizes Sizes
 }
 
 // Translator turns chat completions answers into the shape of the API a
@@ -194,6 +198,15 @@ func (req *Request) chatBody() []byte {
 		return req.ChatBody
 	}
 	return req.Body
+}
+
+// sizes returns what sizes the answers of the body the limits read:
+// Sizes when the handler read them from that body, else unread ones.
+func (req *Request) sizes() Sizes {
+	if req.ChatBody != nil {
+		return Sizes{}
+	}
+	return req.Sizes
 }
 
 // Writer writes the answer in the client's dialect. Each method writes
@@ -279,7 +292,7 @@ func (g *Gateway) admit(ctx context.Context, x *exchange, h http.Header) (reserv
 	err := g.checkBudget(ctx, x.req)
 	var res reservation
 	if err == nil {
-		res, err = g.reserve(ctx, x.req, m, h)
+		res, err = g.reserve(ctx, x.req, m, h, &x.rate)
 	}
 	lim.end(ctx, err)
 	return res, err

@@ -74,8 +74,9 @@ type reservation struct {
 }
 
 // reserve checks the request against its rate limits and sets the
-// x-ratelimit-* headers; a limit that refuses it is a *RateLimited.
-func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, hdr http.Header) (reservation, error) {
+// x-ratelimit-* headers, whose values it keeps in vals; a limit that
+// refuses it is a *RateLimited.
+func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, hdr http.Header, vals *[6]string) (reservation, error) {
 	if g.opt.Rates == nil {
 		return reservation{}, nil
 	}
@@ -85,7 +86,7 @@ func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, h
 	if s.AccountRPM <= 0 && s.AccountTPM <= 0 && s.KeyRPM <= 0 && s.KeyTPM <= 0 {
 		return reservation{}, nil
 	}
-	tokens := estimateTokens(req.Endpoint, req.chatBody(), m, g.opt.OutputAllowance)
+	tokens := estimateTokens(req.Endpoint, req.chatBody(), req.sizes(), m, g.opt.OutputAllowance)
 	out, err := g.opt.Rates.Reserve(ctx, s, tokens)
 	if err != nil {
 		g.opt.Log.Error("rate limiter", "id", requestID(req), "err", err)
@@ -98,7 +99,7 @@ func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, h
 			out.Tokens, out.HasTokens = out.Refused.Decision, true
 		}
 	}
-	setRateHeaders(hdr, out)
+	setRateHeaders(hdr, out, vals)
 	if out.Refused != nil {
 		return reservation{}, &RateLimited{Refusal: out.Refused}
 	}
@@ -129,16 +130,19 @@ func (g *Gateway) refund(ctx context.Context, req *Request, res reservation) {
 // prompt estimated at four bytes of body per token, plus the output
 // allowance (max_tokens, or the model's default allowance) for each answer
 // asked for: n of them, of each prompt of a legacy completion (best_of of
-// them when more, as the upstream generates and bills them).
-func estimateTokens(e provider.Endpoint, body []byte, m *catalog.Model, allowance int64) int64 {
+// them when more, as the upstream generates and bills them). The sizes
+// are body's, read when the handler did not (Sizes.Read).
+func estimateTokens(e provider.Endpoint, body []byte, s Sizes, m *catalog.Model, allowance int64) int64 {
 	prompt := int64(len(body)/4 + 1)
 	if e == provider.EndpointEmbedding {
 		return prompt
 	}
-	f := sizeFieldsOf(body)
-	out := f.maxCompletionTokens.Int()
+	if !s.Read {
+		s = sizesOf(body)
+	}
+	out := s.MaxCompletionTokens
 	if out <= 0 {
-		out = f.maxTokens.Int()
+		out = s.MaxTokens
 	}
 	switch {
 	case out > 0:
@@ -150,37 +154,44 @@ func estimateTokens(e provider.Endpoint, body []byte, m *catalog.Model, allowanc
 			out = mo
 		}
 	}
-	n := max(f.n.Int(), 1)
+	n := max(s.N, 1)
 	if e == provider.EndpointCompletion {
-		n = max(n, f.bestOf.Int()) * promptCount(f.prompt)
+		n = max(n, s.BestOf) * s.Prompts
 	}
 	return prompt + n*out
 }
 
-// sizeFields are the top-level fields of a body that size its answers.
-type sizeFields struct {
-	maxCompletionTokens, maxTokens, n, bestOf, prompt gjson.Result
+// Sizes are the top-level fields of a body that size its answers, which
+// the tokens a request reserves from its TPM limits count. The first of
+// duplicates counts, as for gjson.Get; an absent field is 0.
+type Sizes struct {
+	// Read reports whether the fields were read: a handler that walks the
+	// body to validate it reads them then, sparing the limits a walk of
+	// their own (issue 18).
+	Read                                      bool
+	MaxCompletionTokens, MaxTokens, N, BestOf int64
+	// Prompts is a legacy completion's number of prompts (PromptCount).
+	Prompts int64
 }
 
-// sizeFieldsOf finds the fields in one walk of body, read in place: a
-// lookup of each would walk the whole body (its messages included) for
-// each one absent, as most are (issue 18). The first of duplicates
-// counts, as for gjson.Get.
-func sizeFieldsOf(body []byte) sizeFields {
-	var f sizeFields
+// sizesOf reads body's sizes in one walk, in place: a lookup of each
+// field would walk the whole body (its messages included) for each one
+// absent, as most are (issue 18).
+func sizesOf(body []byte) Sizes {
+	var maxCompletionTokens, maxTokens, n, bestOf, prompt gjson.Result
 	gjson.Parse(jsonscan.View(body)).ForEach(func(k, v gjson.Result) bool {
 		var to *gjson.Result
 		switch k.Str {
 		case "max_completion_tokens":
-			to = &f.maxCompletionTokens
+			to = &maxCompletionTokens
 		case "max_tokens":
-			to = &f.maxTokens
+			to = &maxTokens
 		case "n":
-			to = &f.n
+			to = &n
 		case "best_of":
-			to = &f.bestOf
+			to = &bestOf
 		case "prompt":
-			to = &f.prompt
+			to = &prompt
 		default:
 			return true
 		}
@@ -189,13 +200,14 @@ func sizeFieldsOf(body []byte) sizeFields {
 		}
 		return true
 	})
-	return f
+	return Sizes{Read: true, MaxCompletionTokens: maxCompletionTokens.Int(), MaxTokens: maxTokens.Int(),
+		N: n.Int(), BestOf: bestOf.Int(), Prompts: PromptCount(prompt)}
 }
 
-// promptCount is the number of prompts of a legacy completion: a string or
+// PromptCount is the number of prompts of a legacy completion: a string or
 // one array of token IDs is one; an array of strings or of token-ID
 // arrays is one per element.
-func promptCount(p gjson.Result) int64 {
+func PromptCount(p gjson.Result) int64 {
 	if !p.IsArray() {
 		return 1
 	}
@@ -219,9 +231,10 @@ var (
 )
 
 // setRateHeaders sets OpenAI's x-ratelimit-* headers for the limits that
-// apply, with one allocation for all their value slices and one for all
-// their texts.
-func setRateHeaders(h http.Header, out limits.Outcome) {
+// apply, their values kept in vals (the exchange's: a header map holds
+// the strings, not the array, once net/http copies it to send it), with
+// one allocation for all their texts.
+func setRateHeaders(h http.Header, out limits.Outcome, vals *[6]string) {
 	var ds [2]limits.Decision
 	var names [2][3]string
 	n := 0
@@ -248,9 +261,8 @@ func setRateHeaders(h http.Header, out limits.Outcome) {
 		ends[3*i+2] = len(t)
 	}
 	all := string(t)
-	vals := make([]string, 3*n)
 	start := 0
-	for i := range vals {
+	for i := range 3 * n {
 		vals[i], start = all[start:ends[i]], ends[i]
 		h[names[i/3][i%3]] = vals[i : i+1 : i+1]
 	}

@@ -33,10 +33,31 @@ func TestEstimateTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := estimateTokens(tt.endpoint, []byte(tt.body), &catalog.Model{}, 1000)
-			if want := int64(len(tt.body)/4+1) + tt.wantOut; got != want {
+			want := int64(len(tt.body)/4+1) + tt.wantOut
+			if got := estimateTokens(tt.endpoint, []byte(tt.body), Sizes{}, &catalog.Model{}, 1000); got != want {
 				t.Errorf("estimateTokens = %d, want %d", got, want)
 			}
+			// Sizes read beforehand, as a handler's validation reads
+			// them, count instead of the body's (issue 18): the same.
+			s := sizesOf([]byte(tt.body))
+			if got := estimateTokens(tt.endpoint, []byte(tt.body), s, &catalog.Model{}, 1000); got != want {
+				t.Errorf("estimateTokens with %+v = %d, want %d", s, got, want)
+			}
+			if got := estimateTokens(tt.endpoint, []byte("{}"), s, &catalog.Model{}, 1000); got != 1+tt.wantOut {
+				t.Errorf("estimateTokens of {} with %+v = %d, want %d: the body walked again", s, got, 1+tt.wantOut)
+			}
 		})
+	}
+}
+
+// A request's sizes, read by its handler, describe its Body: the limits
+// of a request with a chat translation read the translation's instead.
+func TestRequestSizes(t *testing.T) {
+	read := Sizes{Read: true, MaxTokens: 5, Prompts: 1}
+	if got := (&Request{Body: []byte(`{}`), Sizes: read}).sizes(); got != read {
+		t.Errorf("sizes = %+v, want the handler's %+v", got, read)
+	}
+	if got := (&Request{Body: []byte(`{}`), ChatBody: []byte(`{"max_tokens":9}`), Sizes: read}).sizes(); got.Read {
+		t.Errorf("with a chat translation, sizes = %+v, want them unread", got)
 	}
 }

@@ -36,7 +36,10 @@ func TestSetRateHeaders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := http.Header{}
-			setRateHeaders(h, tt.out)
+			var vals [6]string
+			if n := testing.AllocsPerRun(1, func() { setRateHeaders(h, tt.out, &vals) }); n > 1 {
+				t.Errorf("setRateHeaders: %v allocations, want at most 1, the texts'", n)
+			}
 			if diff := cmp.Diff(tt.want, h); diff != "" {
 				t.Errorf("headers (-want +got):\n%s", diff)
 			}

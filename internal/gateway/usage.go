@@ -65,8 +65,10 @@ type exchange struct {
 	// left are the requested model's fallbacks not tried yet.
 	left []string
 
-	// hdr holds the values of the X-Switchyard-* headers (headers).
-	hdr [3]string
+	// hdr holds the values of the X-Switchyard-* headers (headers), rate
+	// those of the x-ratelimit-* headers (setRateHeaders).
+	hdr  [3]string
+	rate [6]string
 
 	// refund is set when the request failed by the gateway's own fault:
 	// its rate-limit reservation is given back whole.

@@ -37,23 +37,41 @@ func (e *ContextTooLong) Error() string {
 // ceil(bytes/maxBytesPerToken) tokens (token-ID prompts count exactly),
 // a lower bound, so no prompt that fits is refused.
 func checkWindow(endpoint provider.Endpoint, body []byte, m *catalog.Model) error {
-	if m.ContextWindow <= 0 {
+	if m.ContextWindow <= 0 || atMost(endpoint, len(body)) <= m.ContextWindow {
 		return nil
 	}
-	var n int
-	var param string
-	switch endpoint {
-	case provider.EndpointChat, provider.EndpointMessages, provider.EndpointResponses:
-		param, n = "messages", textTokens(gjson.Get(jsonscan.View(body), "messages")) // read in place
-	case provider.EndpointCompletion:
-		param, n = "prompt", largestInput(gjson.GetBytes(body, "prompt"))
-	case provider.EndpointEmbedding:
-		param, n = "input", largestInput(gjson.GetBytes(body, "input"))
-	}
+	param, n := inputTokens(endpoint, body)
 	if n <= m.ContextWindow {
 		return nil
 	}
 	return &ContextTooLong{Param: param, Window: m.ContextWindow, Tokens: n}
+}
+
+// inputTokens returns the field that holds a request's input and the
+// lower bound of its tokens that checkWindow compares with the window.
+func inputTokens(endpoint provider.Endpoint, body []byte) (param string, n int) {
+	switch endpoint {
+	case provider.EndpointChat, provider.EndpointMessages, provider.EndpointResponses:
+		return "messages", textTokens(gjson.Get(jsonscan.View(body), "messages")) // read in place
+	case provider.EndpointCompletion:
+		return "prompt", largestInput(gjson.GetBytes(body, "prompt"))
+	case provider.EndpointEmbedding:
+		return "input", largestInput(gjson.GetBytes(body, "input"))
+	}
+	return "", 0
+}
+
+// atMost bounds, from the body's length alone, what checkWindow counts:
+// a text is no longer unescaped than in JSON, so texts are at most
+// ceil(size/maxBytesPerToken) tokens, and a token ID takes a digit at
+// least. A body within the window by that bound is not walked: most are,
+// and the walk reads all of a long prompt (issue 18).
+func atMost(endpoint provider.Endpoint, size int) int {
+	switch endpoint {
+	case provider.EndpointChat, provider.EndpointMessages, provider.EndpointResponses:
+		return ceilDiv(size, maxBytesPerToken)
+	}
+	return size
 }
 
 // fitting returns m when the request may fit its window, else the first

@@ -121,3 +121,40 @@ func TestTextBytes(t *testing.T) {
 		t.Errorf("textBytes: %v allocations, want none", n)
 	}
 }
+
+// TestWindowBound checks the bound by which checkWindow passes a body
+// without walking it (issue 18): no input counts more tokens than
+// atMost gives for its body's length, the densest texts, escapes and
+// token IDs included.
+func TestWindowBound(t *testing.T) {
+	dense := strings.Repeat("x", 10*maxBytesPerToken)
+	escaped := strings.Repeat(`\ud83d\ude00\u00e9\ud800\n`, 100)
+	ids := "[" + strings.Repeat("0,", 999) + "0]"
+	tests := []struct {
+		endpoint provider.Endpoint
+		body     string
+	}{
+		{provider.EndpointChat, `{"messages":[{"role":"user","content":"` + dense + `"}]}`},
+		{provider.EndpointChat, `{"messages":[{"role":"user","content":"` + escaped + `"}]}`},
+		{provider.EndpointChat, `{"messages":[{"content":[{"text":"` + dense + `"}],"tool_calls":[{"function":{"arguments":"` + dense + `"}}]}]}`},
+		{provider.EndpointMessages, `{"messages":[{"content":"` + dense + dense + `"}]}`},
+		{provider.EndpointCompletion, `{"prompt":"` + dense + `"}`},
+		{provider.EndpointCompletion, `{"prompt":` + ids + `}`},
+		{provider.EndpointCompletion, `{"prompt":[` + ids + `,[0]]}`},
+		{provider.EndpointEmbedding, `{"input":` + ids + `}`},
+		{provider.EndpointEmbedding, `{"input":["` + escaped + `"]}`},
+	}
+	for _, tt := range tests {
+		_, n := inputTokens(tt.endpoint, []byte(tt.body))
+		if n == 0 {
+			t.Fatalf("%s %.40s…: counted nothing", tt.endpoint, tt.body)
+		}
+		if bound := atMost(tt.endpoint, len(tt.body)); n > bound {
+			t.Errorf("%s %.40s…: %d tokens, over the bound %d", tt.endpoint, tt.body, n, bound)
+		}
+		m := &catalog.Model{ID: "m", ContextWindow: n - 1}
+		if err := checkWindow(tt.endpoint, []byte(tt.body), m); err == nil {
+			t.Errorf("%s %.40s…: %d tokens passed a window of %d", tt.endpoint, tt.body, n, n-1)
+		}
+	}
+}

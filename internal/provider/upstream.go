@@ -76,7 +76,9 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 // extra over them, the stream's Accept and Accept-Encoding, the request ID
 // and the trace.
 func (u *Upstream) newRequest(ctx context.Context, url string, body []byte, stream bool, requestID string, extra http.Header) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	o := &outgoing{vals: [3]string{"text/event-stream", "identity", requestID}}
+	o.body.Reset(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &o.body)
 	if err != nil {
 		return nil, &Error{Provider: u.Name, Kind: KindUnavailable, Err: err}
 	}
@@ -87,7 +89,7 @@ func (u *Upstream) newRequest(ctx context.Context, url string, body []byte, stre
 			req.Header.Add(k, v)
 		}
 	}
-	vals := []string{"text/event-stream", "identity", requestID} // one allocation for all
+	vals := o.vals[:]
 	if stream {
 		// Uncompressed (issue 18): an upstream that gzips a stream when
 		// the transport asks for it (Anthropic's does) made the open
@@ -106,13 +108,20 @@ func (u *Upstream) newRequest(ctx context.Context, url string, body []byte, stre
 	return req, nil
 }
 
+// outgoing holds a request's body reader and the values of the headers
+// newRequest sets: one allocation for all (issue 18). The body stays a
+// *bytes.Reader: the transport sends the headers and a body of a type it
+// knows to be in memory in one write.
+type outgoing struct {
+	body bytes.Reader
+	vals [3]string // Accept and Accept-Encoding of a stream, X-Request-Id
+}
+
 // shareHeader puts the headers every request carries into h, a new
 // request's empty header, sharing their values with u.Header: safe because
 // a value slice is never appended to in place (each is capped at its
 // length) nor written (Set and Del replace slices). Header.Clone would copy
 // the values, and make a new map besides the request's own (issue 18).
-// (The body stays a *bytes.Reader: the transport sends the headers and a
-// body of a type it knows to be in memory in one write.)
 func (u *Upstream) shareHeader(h http.Header) {
 	for k, vs := range u.Header {
 		h[k] = vs[:len(vs):len(vs)]

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -348,13 +349,25 @@ func streamError(name string, data []byte) error {
 	return e
 }
 
-// usageOf reads an OpenAI usage object.
+// usageOf reads an OpenAI usage object in one walk of its members, as
+// gjson.Get would read each (the first of duplicates counts), instead of
+// a walk for each (issue 18).
 func usageOf(u gjson.Result) provider.Usage {
+	var v [len(usageFields)]gjson.Result
+	u.ForEach(func(k, val gjson.Result) bool {
+		if i := slices.Index(usageFields[:], k.Str); i >= 0 && !v[i].Exists() {
+			v[i] = val
+		}
+		return true
+	})
 	return provider.Usage{
-		PromptTokens:     int(u.Get("prompt_tokens").Int()),
-		CompletionTokens: int(u.Get("completion_tokens").Int()),
-		TotalTokens:      int(u.Get("total_tokens").Int()),
-		CachedTokens:     int(u.Get("prompt_tokens_details.cached_tokens").Int()),
-		ReasoningTokens:  int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
+		PromptTokens:     int(v[0].Int()),
+		CompletionTokens: int(v[1].Int()),
+		TotalTokens:      int(v[2].Int()),
+		CachedTokens:     int(v[3].Get("cached_tokens").Int()),
+		ReasoningTokens:  int(v[4].Get("reasoning_tokens").Int()),
 	}
 }
+
+// usageFields are the members of a usage object that usageOf reads.
+var usageFields = [...]string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"}
