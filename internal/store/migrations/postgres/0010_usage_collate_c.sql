@@ -1,0 +1,22 @@
+-- Cheaper ledger rows (issue 18): the text columns of usage_records that
+-- its indexes hold compare by bytes (COLLATE "C") instead of by the
+-- database's locale. Every insert descends the primary key and the
+-- request log's indexes comparing text; under a libc locale, even
+-- C.UTF-8, each comparison copies both strings and calls strcoll, which
+-- made index upkeep most of the server's time per row. For C.UTF-8 the
+-- order is the same (code points, which is byte order in UTF-8), and it
+-- is the order the writer sorts a batch in (uniqueByID) and the request
+-- log merges pages in (newer): no query answers differently.
+--
+-- Only usage_records changes. No statement compares these columns with
+-- another table's (usage_daily is filled from them, and joined with
+-- api_keys in its own collation), so no comparison mixes collations.
+-- The table is not rewritten (the type stays text); its indexes are
+-- rebuilt, which on a large ledger takes a while and holds writes to it
+-- (the meter keeps records in its journal meanwhile).
+ALTER TABLE usage_records
+    ALTER COLUMN id TYPE TEXT COLLATE "C",
+    ALTER COLUMN account_id TYPE TEXT COLLATE "C",
+    ALTER COLUMN key_id TYPE TEXT COLLATE "C",
+    ALTER COLUMN model TYPE TEXT COLLATE "C",
+    ALTER COLUMN requested_model TYPE TEXT COLLATE "C";
