@@ -15,9 +15,10 @@
 -- Only usage_records changes. No statement compares these columns with
 -- another table's (usage_daily is filled from them, and joined with
 -- api_keys in its own collation), so no comparison mixes collations.
--- The table is not rewritten (the type stays text); its indexes are
--- rebuilt, which on a large ledger takes a while and holds writes to it
--- (the meter keeps records in its journal meanwhile).
+-- The table is not rewritten (the type stays text) but its indexes are
+-- rebuilt, which on a large ledger takes a while (as long as creating
+-- those of 0008) and holds reads and writes of it: the request log waits,
+-- and the meter keeps records in its journal meanwhile.
 ALTER TABLE usage_records
     ALTER COLUMN id TYPE TEXT COLLATE "C",
     ALTER COLUMN account_id TYPE TEXT COLLATE "C",
