@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,7 @@ func TestDeployKubernetes(t *testing.T) {
 		t.Errorf("PodDisruptionBudget minAvailable %v, want 2", n)
 	}
 	checkKubeSecurity(t, pod, ctr)
+	checkMemoryLimit(t, ctr)
 	preStop, _ := dig(ctr, "lifecycle", "preStop", "sleep", "seconds").(int)
 	grace, _ := dig(pod, "terminationGracePeriodSeconds").(int)
 	checkStopTimeout(t, "terminationGracePeriodSeconds less the preStop sleep", time.Duration(grace-preStop)*time.Second, cfg)
@@ -248,4 +250,48 @@ func checkKubeSecurity(t *testing.T, pod, ctr any) {
 			t.Errorf("Deployment: no resources.%s", res)
 		}
 	}
+}
+
+// checkMemoryLimit: a container with a memory limit sets GOMEMLIMIT
+// between 80% and 95% of it (docs/deploy.md, "Memory"), so that the
+// collector works harder as the heap nears the limit instead of the pod
+// being killed, with room left for what is not heap.
+func checkMemoryLimit(t *testing.T, ctr any) {
+	t.Helper()
+	limit, ok := dig(ctr, "resources", "limits", "memory").(string)
+	if !ok {
+		return
+	}
+	var soft string
+	for _, e := range dig(ctr, "env").([]any) {
+		if dig(e, "name") == "GOMEMLIMIT" {
+			soft, _ = dig(e, "value").(string)
+		}
+	}
+	hard, err := byteSize(limit, map[string]int64{"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30})
+	if err != nil {
+		t.Fatalf("resources.limits.memory %q: %v", limit, err)
+	}
+	got, err := byteSize(soft, map[string]int64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30})
+	if err != nil {
+		t.Errorf("memory limit %s but GOMEMLIMIT %q: %v", limit, soft, err)
+		return
+	}
+	if got < hard*80/100 || got > hard*95/100 {
+		t.Errorf("GOMEMLIMIT %s is not 80-95%% of the memory limit %s", soft, limit)
+	}
+}
+
+// byteSize reads a whole number followed by one of units' suffixes.
+func byteSize(s string, units map[string]int64) (int64, error) {
+	i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if i <= 0 {
+		return 0, fmt.Errorf("not a number with a unit")
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	unit, ok := units[s[i:]]
+	if err != nil || !ok {
+		return 0, fmt.Errorf("not a number with a unit")
+	}
+	return n * unit, nil
 }
