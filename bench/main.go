@@ -60,7 +60,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -70,6 +69,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/switchyard-gw/switchyard/internal/testing/bareproxy"
 	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
@@ -329,25 +329,7 @@ func runProxy(upstream string, profile bool) {
 	if err != nil {
 		panic(err)
 	}
-	u.Path = ""
-	// ReverseProxy flushes text/event-stream answers at once by itself.
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 1024, 256
-	rp := &httputil.ReverseProxy{
-		Transport: tr,
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(u)
-			// Read the request body before proxying: with go1.26 a
-			// streamed answer through ReverseProxy otherwise breaks now
-			// and then ("use of closed network connection") when the
-			// client's body is forwarded as it arrives; buffering it is
-			// what a gateway does anyway.
-			if pr.Out.Body != nil {
-				b, _ := io.ReadAll(pr.Out.Body)
-				pr.Out.Body = io.NopCloser(bytes.NewReader(b))
-			}
-		},
-	}
+	rp := bareproxy.New(u)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
