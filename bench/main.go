@@ -41,13 +41,12 @@
 // After all the rounds at a concurrency, the bench checks that each
 // Switchyard with metering on holds exactly one new usage record a request
 // the load generator saw answered (warm-ups included), and fails when it
-// does not. -profile DIR builds
-// the "switchyard" variant with the benchprofile tag (which serves
-// net/http/pprof on a loopback address; the shipped binary has no pprof),
-// collects CPU, allocation, block and mutex profiles of it and of the bare
-// proxy over each round (each rounded up to whole seconds), merges a
-// cell's rounds into one profile a kind in DIR, and prints the top of
-// each.
+// does not. -profile DIR builds the "switchyard" variant with the
+// benchprofile tag (which serves net/http/pprof on a loopback address; the
+// shipped binary has no pprof), collects CPU, allocation, block and mutex
+// profiles of it and of the bare proxy over each round (rounded up to
+// whole seconds), merges the rounds at a concurrency into one profile a
+// kind in DIR, and prints the top of each.
 package main
 
 import (
@@ -92,7 +91,7 @@ func main() {
 	base := flag.String("base", "", "also run Switchyard built from this source tree, as \"switchyard, base\"")
 	observability := flag.Bool("observability", false, "run Switchyard as shipped, with metrics on, and with metrics and tracing on (every request sampled, spans sent to a local OTLP sink), instead of the usual variants")
 	slowStreams := flag.Int("slow-streams", 0, "open this many concurrent slow streams and report memory per open stream")
-	profile := flag.String("profile", "", "write CPU, allocs, block and mutex profiles of the \"switchyard\" variant and the bare proxy over each measurement into this directory, and print their tops")
+	profile := flag.String("profile", "", "write CPU, allocs, block and mutex profiles of the \"switchyard\" variant and the bare proxy over each round, merged a concurrency, into this directory, and print their tops")
 	flag.Parse()
 	o := options{duration: *duration, rounds: *rounds, concList: *concList, latency: *latency, tokenDelay: *tokenDelay,
 		words: *words, promptBytes: *promptBytes, base: *base, observability: *observability, slowStreams: *slowStreams,
@@ -218,17 +217,18 @@ func run(o options) error {
 		duration, o.rounds, concList, latency, tokenDelay, words, o.promptBytes, o.base, o.profile)
 	fmt.Printf("upstream: fake OpenAI (latency %s, %s between chunks, %d words); GOMAXPROCS and cores: %d\n\n",
 		latency, tokenDelay, words, runtimeCPUs())
-	fmt.Printf("Each cell runs every target in %d rounds of %s, in a different order each round. "+
+	nRounds := map[bool]string{false: fmt.Sprintf("%d rounds", o.rounds), true: "1 round"}[o.rounds == 1]
+	fmt.Printf("Each cell runs every target in %s of %s, in a different order each round. "+
 		"req/s is the median of the rounds' req/s; latencies are over all the rounds' requests; "+
 		"a share is the median of the rounds' ratios, each against the proxy (or Switchyard) in the same round, "+
-		"and \"min-max\" their range.\n\n", o.rounds, duration/time.Duration(o.rounds))
+		"and \"min-max\" their range.\n\n", nRounds, duration/time.Duration(o.rounds))
 	for _, stream := range []bool{false, true} {
 		kind := "non-streaming"
 		if stream {
 			kind = "streaming (latency = time to last byte; TTFB p50 shown)"
 		}
 		fmt.Printf("## chat, %s\n\n", kind)
-		fmt.Printf("| target | conc | req/s, median of %d rounds | p50 | p99 | TTFB p50 | added p50 | added p99 | %% of proxy req/s, median of rounds | min-max | %% of switchyard without this part, median of rounds | usage records / answered |\n", o.rounds)
+		fmt.Printf("| target | conc | req/s, median of %s | p50 | p99 | TTFB p50 | added p50 | added p99 | %% of proxy req/s, median of rounds | min-max | %% of switchyard without this part, median of rounds | usage records / answered |\n", nRounds)
 		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, conc := range concs {
 			c := cell{conc: conc, rounds: o.rounds, promptBytes: o.promptBytes, stream: stream, d: duration, profile: o.profile}
