@@ -4,11 +4,24 @@
 // straight at the upstream, (b) through a bare httputil.ReverseProxy and
 // (c) through Switchyard (auth and the full request path), non-streaming
 // and streaming, and prints requests per second, latency percentiles, the
-// latency each proxy adds over direct, and the proxies' peak RSS.
+// latency each proxy adds over direct, Switchyard's share of the proxy's
+// requests per second, and the proxies' peak RSS.
 //
-//	go run ./bench [-duration 5s] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
+//	go run ./bench [-duration 5s] [-rounds 5] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
 //	               [-prompt-bytes 0] [-base DIR] [-observability] [-profile DIR]
 //	go run ./bench -slow-streams N [-token-delay 1s] [-words 12] [-base DIR] [-profile DIR]
+//
+// The machine drifts during a run (a shared 2-core machine moved the bare
+// proxy's req/s by 10-20% from one measurement to the next), so each
+// target is measured at each concurrency for -duration in all, split into
+// -rounds rounds: each round runs every target for duration/rounds, in an
+// order that changes from round to round (roundOrder), each target warmed
+// up with a few hundred requests, not counted, before its first round.
+// The table's req/s is the median of a target's rounds; its latencies are
+// over all the rounds' requests; a share of another target's req/s is the
+// median of the ratios of the two in the same round, printed with the
+// least and greatest of those ratios. -rounds 1 is the old way: each
+// target once for -duration, one after the other.
 //
 // -observability runs Switchyard as shipped, with metrics on, and with
 // metrics and tracing on, to show what observing the request path costs.
@@ -25,19 +38,20 @@
 // proxy idle and with all streams open, into DIR, and prints per stream
 // the goroutines, stack and live heap, and the heap the streams hold.
 //
-// After each run of a Switchyard with metering on, the bench checks that
-// its database holds exactly one new usage record a request the load
-// generator saw answered, and fails when it does not. -profile DIR builds
-// the "switchyard" variant with the benchprofile tag (which serves
-// net/http/pprof on a loopback address; the shipped binary has no pprof),
-// collects CPU, allocation, block and mutex profiles of it and of the bare
-// proxy over each measurement into DIR, and prints the top of each.
+// After all the rounds at a concurrency, the bench checks that each
+// Switchyard with metering on holds exactly one new usage record a request
+// the load generator saw answered (warm-ups included), and fails when it
+// does not. -profile DIR builds the "switchyard" variant with the
+// benchprofile tag (which serves net/http/pprof on a loopback address; the
+// shipped binary has no pprof), collects CPU, allocation, block and mutex
+// profiles of it and of the bare proxy over each round (rounded up to
+// whole seconds), merges the rounds at a concurrency into one profile a
+// kind in DIR, and prints the top of each.
 package main
 
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -45,18 +59,16 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/switchyard-gw/switchyard/internal/testing/bareproxy"
 	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
@@ -69,7 +81,8 @@ func main() {
 		runUpstream(os.Args[2], os.Args[3])
 		return
 	}
-	duration := flag.Duration("duration", 5*time.Second, "load duration per measurement")
+	duration := flag.Duration("duration", 5*time.Second, "load duration per target and concurrency, split into the rounds")
+	rounds := flag.Int("rounds", 5, "rounds each target and concurrency is measured in, every target in each, in a rotating order")
 	concList := flag.String("concurrency", "1,16,64", "comma-separated concurrencies")
 	latency := flag.Duration("latency", 0, "upstream delay before the response headers")
 	tokenDelay := flag.Duration("token-delay", 0, "upstream delay between streamed chunks")
@@ -78,9 +91,9 @@ func main() {
 	base := flag.String("base", "", "also run Switchyard built from this source tree, as \"switchyard, base\"")
 	observability := flag.Bool("observability", false, "run Switchyard as shipped, with metrics on, and with metrics and tracing on (every request sampled, spans sent to a local OTLP sink), instead of the usual variants")
 	slowStreams := flag.Int("slow-streams", 0, "open this many concurrent slow streams and report memory per open stream")
-	profile := flag.String("profile", "", "write CPU, allocs, block and mutex profiles of the \"switchyard\" variant and the bare proxy over each measurement into this directory, and print their tops")
+	profile := flag.String("profile", "", "write CPU, allocs, block and mutex profiles of the \"switchyard\" variant and the bare proxy over each round, merged a concurrency, into this directory, and print their tops")
 	flag.Parse()
-	o := options{duration: *duration, concList: *concList, latency: *latency, tokenDelay: *tokenDelay,
+	o := options{duration: *duration, rounds: *rounds, concList: *concList, latency: *latency, tokenDelay: *tokenDelay,
 		words: *words, promptBytes: *promptBytes, base: *base, observability: *observability, slowStreams: *slowStreams,
 		profile: *profile}
 	runner := run
@@ -112,7 +125,7 @@ type options struct {
 	duration, latency, tokenDelay time.Duration
 	concList, base, profile       string
 	words, promptBytes            int
-	slowStreams                   int
+	slowStreams, rounds           int
 	observability                 bool
 }
 
@@ -125,6 +138,9 @@ func run(o options) error {
 			return fmt.Errorf("bad -concurrency %q", concList)
 		}
 		concs = append(concs, n)
+	}
+	if o.rounds < 1 || duration/time.Duration(o.rounds) <= 0 {
+		return fmt.Errorf("bad -rounds %d for -duration %s", o.rounds, duration)
 	}
 	up := fakeopenai.Start(fakeopenai.Options{Latency: latency, TokenDelay: tokenDelay, Words: words})
 	defer up.Close()
@@ -140,7 +156,8 @@ func run(o options) error {
 		return err
 	}
 	if o.profile != "" {
-		if err := os.MkdirAll(o.profile, 0o755); err != nil {
+		// The profiles of each round go into rounds until they are merged.
+		if err := os.MkdirAll(filepath.Join(o.profile, "rounds"), 0o755); err != nil {
 			return err
 		}
 	}
@@ -196,60 +213,30 @@ func run(o options) error {
 		}
 		targets = append(targets, t)
 	}
-	fmt.Printf("# go run ./bench -duration %s -concurrency %s -latency %s -token-delay %s -words %d -prompt-bytes %d -base %q -profile %q\n\n",
-		duration, concList, latency, tokenDelay, words, o.promptBytes, o.base, o.profile)
+	fmt.Printf("# go run ./bench -duration %s -rounds %d -concurrency %s -latency %s -token-delay %s -words %d -prompt-bytes %d -base %q -profile %q\n\n",
+		duration, o.rounds, concList, latency, tokenDelay, words, o.promptBytes, o.base, o.profile)
 	fmt.Printf("upstream: fake OpenAI (latency %s, %s between chunks, %d words); GOMAXPROCS and cores: %d\n\n",
 		latency, tokenDelay, words, runtimeCPUs())
+	nRounds := map[bool]string{false: fmt.Sprintf("%d rounds", o.rounds), true: "1 round"}[o.rounds == 1]
+	fmt.Printf("Each cell runs every target in %s of %s, in a different order each round. "+
+		"req/s is the median of the rounds' req/s; latencies are over all the rounds' requests; "+
+		"a share is the median of the rounds' ratios, each against the proxy (or Switchyard) in the same round, "+
+		"and \"min-max\" their range.\n\n", nRounds, duration/time.Duration(o.rounds))
 	for _, stream := range []bool{false, true} {
 		kind := "non-streaming"
 		if stream {
 			kind = "streaming (latency = time to last byte; TTFB p50 shown)"
 		}
 		fmt.Printf("## chat, %s\n\n", kind)
-		fmt.Println("| target | conc | req/s | p50 | p99 | TTFB p50 | added p50 | added p99 | % of proxy req/s | % of switchyard without this part | usage records / answered |")
-		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-		for _, c := range concs {
-			var direct, bare, unmetered, shipped result
-			for _, t := range targets {
-				before, err := countRecords(t.db, stream)
-				if err != nil {
-					return fmt.Errorf("%s: %w", t.name, err)
-				}
-				res, err := load(t, c, duration, stream, o.promptBytes)
-				if err != nil {
-					return fmt.Errorf("%s: %w", t.name, err)
-				}
-				records, err := checkRecords(t.db, stream, before, res.answered)
-				if err != nil {
-					return fmt.Errorf("%s, concurrency %d: %w", t.name, c, err)
-				}
-				switch t.name {
-				case "direct":
-					direct = res
-				case "httputil.ReverseProxy":
-					bare = res
-				case "switchyard, metering off":
-					unmetered = res
-				case "switchyard":
-					shipped = res
-				}
-				added50, added99, share, metered := "-", "-", "-", "-"
-				if t.name != "direct" {
-					added50 = fmtDur(res.p50 - direct.p50)
-					added99 = fmtDur(res.p99 - direct.p99)
-				}
-				if strings.HasPrefix(t.name, "switchyard") && bare.rps > 0 {
-					share = fmt.Sprintf("%.0f%%", 100*res.rps/bare.rps)
-				}
-				switch {
-				case t.name == "switchyard" && unmetered.rps > 0: // metering on vs off
-					metered = fmt.Sprintf("%.1f%%", 100*res.rps/unmetered.rps)
-				case t.name == "switchyard, rate limits on" && shipped.rps > 0: // limits on vs off
-					metered = fmt.Sprintf("%.1f%%", 100*res.rps/shipped.rps)
-				}
-				fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.name, c, res.rps,
-					fmtDur(res.p50), fmtDur(res.p99), fmtDur(res.ttfb50), added50, added99, share, metered, records)
+		fmt.Printf("| target | conc | req/s, median of %s | p50 | p99 | TTFB p50 | added p50 | added p99 | %% of proxy req/s, median of rounds | min-max | %% of switchyard without this part, median of rounds | usage records / answered |\n", nRounds)
+		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, conc := range concs {
+			c := cell{conc: conc, rounds: o.rounds, promptBytes: o.promptBytes, stream: stream, d: duration, profile: o.profile}
+			tallies, err := c.measure(targets)
+			if err != nil {
+				return err
 			}
+			printRows(targets, tallies, conc)
 		}
 		fmt.Println()
 	}
@@ -259,9 +246,45 @@ func run(o options) error {
 		fmt.Printf("- %s: %s\n", t.name, peakRSS(t.pid))
 	}
 	if o.profile != "" {
+		os.Remove(filepath.Join(o.profile, "rounds"))
 		return printProfiles(o.profile)
 	}
 	return nil
+}
+
+// printRows prints a cell's rows of the table, one a target. The targets
+// the others are compared with are found by name: "direct" for the added
+// latency, the bare proxy for the share of its req/s, and for the last
+// column Switchyard without metering (for Switchyard as shipped) and as
+// shipped (for Switchyard with rate limits on).
+func printRows(targets []target, tallies []tally, conc int) {
+	byName := map[string]*tally{}
+	for i, t := range targets {
+		byName[t.name] = &tallies[i]
+	}
+	direct, bare := byName["direct"], byName["httputil.ReverseProxy"]
+	for i, t := range targets {
+		tl := &tallies[i]
+		p50, p99 := pct(tl.lats, 50), pct(tl.lats, 99)
+		added50, added99, proxyShare, spread, partShare := "-", "-", "-", "-", "-"
+		if t.name != "direct" && direct != nil {
+			added50 = fmtDur(p50 - pct(direct.lats, 50))
+			added99 = fmtDur(p99 - pct(direct.lats, 99))
+		}
+		if strings.HasPrefix(t.name, "switchyard") && bare != nil {
+			if med, lo, hi, ok := share(tl.rps, bare.rps); ok {
+				proxyShare, spread = fmt.Sprintf("%.0f%%", 100*med), fmt.Sprintf("%.0f-%.0f%%", 100*lo, 100*hi)
+			}
+		}
+		without := map[string]string{"switchyard": "switchyard, metering off", "switchyard, rate limits on": "switchyard"}[t.name]
+		if w := byName[without]; w != nil {
+			if med, _, _, ok := share(tl.rps, w.rps); ok {
+				partShare = fmt.Sprintf("%.1f%%", 100*med)
+			}
+		}
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.name, conc, median(tl.rps),
+			fmtDur(p50), fmtDur(p99), fmtDur(pct(tl.ttfbs, 50)), added50, added99, proxyShare, spread, partShare, tl.records)
+	}
 }
 
 // checkRecords waits for a metering gateway's database (db) to hold
@@ -306,25 +329,7 @@ func runProxy(upstream string, profile bool) {
 	if err != nil {
 		panic(err)
 	}
-	u.Path = ""
-	// ReverseProxy flushes text/event-stream answers at once by itself.
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 1024, 256
-	rp := &httputil.ReverseProxy{
-		Transport: tr,
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(u)
-			// Read the request body before proxying: with go1.26 a
-			// streamed answer through ReverseProxy otherwise breaks now
-			// and then ("use of closed network connection") when the
-			// client's body is forwarded as it arrives; buffering it is
-			// what a gateway does anyway.
-			if pr.Out.Body != nil {
-				b, _ := io.ReadAll(pr.Out.Body)
-				pr.Out.Body = io.NopCloser(bytes.NewReader(b))
-			}
-		},
-	}
+	rp := bareproxy.New(u)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
@@ -485,70 +490,6 @@ func peakRSS(pid int) string {
 		}
 	}
 	return "unknown"
-}
-
-type result struct {
-	rps              float64
-	p50, p99, ttfb50 time.Duration
-	// answered counts the requests answered 200, warm-up included.
-	answered int64
-}
-
-// load runs conc clients against t for d and summarises their latencies.
-func load(t target, conc int, d time.Duration, stream bool, promptBytes int) (result, error) {
-	// 32 bytes of JSON string a unit, with escapes and non-ASCII text.
-	content := "Say hello to the benchmark" + strings.Repeat(` lorem \"ipsum\" sit ünïcödé`, promptBytes/32)
-	body := `{"model":"` + t.model + `","messages":[{"role":"user","content":"` + content + `"}]}`
-	if stream {
-		body = `{"model":"` + t.model + `","stream":true,"messages":[{"role":"user","content":"` + content + `"}]}`
-	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: conc * 2, MaxIdleConnsPerHost: conc * 2}}
-	defer client.CloseIdleConnections()
-	// Warm up connections and caches.
-	for range conc {
-		if _, _, err := once(client, t, body); err != nil {
-			return result{}, err
-		}
-	}
-	kind := map[bool]string{false: "chat", true: "stream"}[stream]
-	profiled := profileRun(t, fmt.Sprintf("%s-%s-c%d", t.prof, kind, conc), d)
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	var mu sync.Mutex
-	var lats, ttfbs []time.Duration
-	var firstErr error
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range conc {
-		wg.Go(func() {
-			var mine, myTTFB []time.Duration
-			for ctx.Err() == nil {
-				lat, ttfb, err := once(client, t, body)
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					return
-				}
-				mine, myTTFB = append(mine, lat), append(myTTFB, ttfb)
-			}
-			mu.Lock()
-			lats, ttfbs = append(lats, mine...), append(ttfbs, myTTFB...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := profiled(); err != nil {
-		return result{}, err
-	}
-	if firstErr != nil {
-		return result{}, firstErr
-	}
-	slices.Sort(lats)
-	slices.Sort(ttfbs)
-	return result{rps: float64(len(lats)) / elapsed.Seconds(), p50: pct(lats, 50), p99: pct(lats, 99), ttfb50: pct(ttfbs, 50),
-		answered: int64(len(lats) + conc)}, nil
 }
 
 // once sends one request and reads the whole answer.

@@ -4,11 +4,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
+	"github.com/switchyard-gw/switchyard/internal/testing/bareproxy"
 	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
@@ -16,6 +18,10 @@ import (
 // log, auth, validation, routing, the OpenAI adapter) to an in-process fake
 // upstream; BenchmarkDirectChat is the baseline: the same requests straight
 // at the fake. The difference is what the gateway adds, HTTP hop included.
+// BenchmarkProxyChat is the other baseline, the one issue 18's targets are
+// set against: the same requests through a bare httputil.ReverseProxy, so
+// that -test.bench 'GatewayChat/shipped|ProxyChat' shows in one run what
+// the gateway adds over the hop alone.
 func BenchmarkGatewayChat(b *testing.B) {
 	up := fakeopenai.Start(fakeopenai.Options{})
 	defer up.Close()
@@ -60,6 +66,28 @@ func BenchmarkDirectChat(b *testing.B) {
 	for _, stream := range []bool{false, true} {
 		b.Run(map[bool]string{false: "plain", true: "stream"}[stream], func(b *testing.B) {
 			benchChat(b, client, up.URL, "test-upstream-key", stream)
+		})
+	}
+}
+
+// BenchmarkProxyChat sends the requests of BenchmarkDirectChat through the
+// bare httputil.ReverseProxy the bench command runs (bareproxy.New), here
+// in an httptest server in the benchmark's process.
+func BenchmarkProxyChat(b *testing.B) {
+	up := fakeopenai.Start(fakeopenai.Options{})
+	defer up.Close()
+	u, err := url.Parse(up.Server.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rp := bareproxy.New(u)
+	defer rp.Transport.(*http.Transport).CloseIdleConnections()
+	proxy := httptest.NewServer(rp)
+	defer proxy.Close()
+	client := benchClient(b)
+	for _, stream := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "stream"}[stream], func(b *testing.B) {
+			benchChat(b, client, proxy.URL+"/v1", "test-upstream-key", stream)
 		})
 	}
 }
