@@ -10,7 +10,12 @@
 -- C.UTF-8 the order is the same (code points, which is byte order in
 -- UTF-8), and it is the order the writer sorts a batch in (uniqueByID)
 -- and the request log merges pages in (newer): no query answers
--- differently.
+-- differently. Under another locale (en_US.UTF-8, say) the request log's
+-- tie-break on id now follows byte order too, as that merge always did.
+-- Prepared statements that return these columns, cached on connections
+-- of replicas still running the old version, fail once after this
+-- ("cached plan must not change result type") and are prepared again.
+-- deduplicate_items (below) needs PostgreSQL 13 or later.
 --
 -- Only usage_records changes. No statement compares these columns with
 -- another table's (usage_daily is filled from them, and joined with
