@@ -26,7 +26,6 @@ type cell struct {
 	conc, rounds, promptBytes int
 	stream                    bool
 	d                         time.Duration // the whole cell's duration per target
-	profile                   string        // the -profile directory, "" for none
 }
 
 // tally is one target's measurement over a cell: its req/s in each round,

@@ -20,8 +20,9 @@
 // The table's req/s is the median of a target's rounds; its latencies are
 // over all the rounds' requests; a share of another target's req/s is the
 // median of the ratios of the two in the same round, printed with the
-// least and greatest of those ratios. -rounds 1 is the old way: each
-// target once for -duration, one after the other.
+// least and greatest of those ratios. -rounds 1 is close to the old way:
+// each target once for -duration, one after the other (in the rounds'
+// first order, after its warm-up).
 //
 // -observability runs Switchyard as shipped, with metrics on, and with
 // metrics and tracing on, to show what observing the request path costs.
@@ -231,7 +232,7 @@ func run(o options) error {
 		fmt.Printf("| target | conc | req/s, median of %s | p50 | p99 | TTFB p50 | added p50 | added p99 | %% of proxy req/s, median of rounds | min-max | %% of switchyard without this part, median of rounds | usage records / answered |\n", nRounds)
 		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, conc := range concs {
-			c := cell{conc: conc, rounds: o.rounds, promptBytes: o.promptBytes, stream: stream, d: duration, profile: o.profile}
+			c := cell{conc: conc, rounds: o.rounds, promptBytes: o.promptBytes, stream: stream, d: duration}
 			tallies, err := c.measure(targets)
 			if err != nil {
 				return err
