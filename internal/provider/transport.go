@@ -26,7 +26,9 @@ const DefaultConnectTimeout = 10 * time.Second
 // 1 KiB, any body over about 700 bytes cost a second write per call, a
 // system call on every request to save 3 KiB per open stream. Both at
 // 1 KiB would save 6.5 KB of the 65 KB an open stream costs (issue 18;
-// BenchmarkOpenStream in bench measures net/http's part).
+// BenchmarkOpenStream in bench measures net/http's part). All of this is
+// HTTP/1.1's: over HTTP/2 (TLS upstreams that offer it) the buffers are
+// per connection, shared by the streams it carries.
 func NewTransport(connect time.Duration) *http.Transport {
 	if connect <= 0 {
 		connect = DefaultConnectTimeout
