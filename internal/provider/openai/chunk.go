@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -54,13 +53,23 @@ func stringOf(raw string) string {
 	return gjson.Parse(raw).Str
 }
 
-// intOf returns raw, a valid JSON value or "", as gjson's Int reads it;
-// an integer is read without gjson's float parse.
+// intOf returns raw, a valid JSON value or "", as gjson's Int reads it.
+// The usual value, a Unix time, is read digit by digit: gjson parses a
+// float first, and strconv.ParseInt alone cost more than the rest of the
+// chunk's head.
 func intOf(raw string) int64 {
-	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
-		return n
+	if len(raw) == 0 || len(raw) > 18 { // 18 digits cannot overflow
+		return gjson.Parse(raw).Int()
 	}
-	return gjson.Parse(raw).Int()
+	var n int64
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c < '0' || c > '9' {
+			return gjson.Parse(raw).Int()
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
 }
 
 // countChoices adds the text of a chunk's choices to the gateway's
