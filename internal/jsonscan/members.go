@@ -15,9 +15,13 @@ import (
 // having called f for none or some members, when obj is not such an
 // object or a key holds an escape: the caller then reads obj with gjson.
 func EachMember(obj string, f func(key, raw string) bool) bool {
-	i, empty, ok := open(obj, '{')
-	if empty || !ok {
-		return ok
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return true
 	}
 	for i < len(obj) && obj[i] == '"' {
 		end := stringEnd(obj, i)
@@ -42,64 +46,17 @@ func EachMember(obj string, f func(key, raw string) bool) bool {
 		if !f(key, obj[i:end]) {
 			return true
 		}
-		var more bool
-		if i, more, ok = after(obj, end, '}'); !more {
-			return ok
-		}
-	}
-	return false
-}
-
-// EachElement calls f with the raw text of each element of arr, a valid
-// JSON array, in order, until f returns false. It reads what gjson's
-// ForEach reads, without parsing the elements. It returns false, having
-// called f for none, when arr is not an array; an invalid one may have
-// had some elements read.
-func EachElement(arr string, f func(raw string) bool) bool {
-	i, empty, ok := open(arr, '[')
-	if empty || !ok {
-		return ok
-	}
-	for i < len(arr) {
-		end := valueEnd(arr, i)
-		if end < 0 {
+		i = skipSpace(obj, end)
+		switch {
+		case i < len(obj) && obj[i] == '}':
+			return true
+		case i < len(obj) && obj[i] == ',':
+			i = skipSpace(obj, i+1)
+		default:
 			return false
 		}
-		if !f(arr[i:end]) {
-			return true
-		}
-		var more bool
-		if i, more, ok = after(arr, end, ']'); !more {
-			return ok
-		}
 	}
 	return false
-}
-
-// open reads the opening of s, a container that starts with c ('{' or
-// '['): ok when it is one, empty when it closes at once, and where its
-// first item starts.
-func open(s string, c byte) (first int, empty, ok bool) {
-	i := skipSpace(s, 0)
-	if i >= len(s) || s[i] != c {
-		return i, false, false
-	}
-	i = skipSpace(s, i+1)
-	return i, i < len(s) && s[i] == c+2, true // '}' or ']'
-}
-
-// after reads what follows an element or member that ends at s[i], in a
-// container closed by end: more, and where the next one starts, after a
-// comma; ok and not more at the end of the container; neither otherwise.
-func after(s string, i int, end byte) (next int, more, ok bool) {
-	i = skipSpace(s, i)
-	switch {
-	case i < len(s) && s[i] == end:
-		return i, false, true
-	case i < len(s) && s[i] == ',':
-		return skipSpace(s, i+1), true, true
-	}
-	return i, false, false
 }
 
 func skipSpace(s string, i int) int {

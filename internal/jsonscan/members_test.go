@@ -62,49 +62,6 @@ func FuzzEachMember(f *testing.F) {
 	})
 }
 
-// TestEachElement reads elements as gjson's ForEach does.
-func TestEachElement(t *testing.T) {
-	arrays := []string{
-		`[]`, ` [ ] `, `[1]`, `[1,-2.5e3,true,false,null,"x\"]",{"a":[1,"]"]},[]]`,
-		"[\n\t{\"index\":0,\"delta\":{\"content\":\"hi\"}} ,\r\n {} ]",
-	}
-	for _, arr := range arrays {
-		var got, want []string
-		if !EachElement(arr, func(v string) bool { got = append(got, v); return true }) {
-			t.Errorf("%s: EachElement failed", arr)
-			continue
-		}
-		gjson.Parse(arr).ForEach(func(_, v gjson.Result) bool { want = append(want, v.Raw); return true })
-		if !slices.Equal(got, want) {
-			t.Errorf("%s:\n got %q\nwant %q", arr, got, want)
-		}
-	}
-	for _, bad := range []string{``, `{}`, `"s"`, `[1`, `[1 2]`, `["x]`, `[{]`, `[,]`} {
-		if EachElement(bad, func(string) bool { return true }) {
-			t.Errorf("%s: EachElement succeeded", bad)
-		}
-	}
-}
-
-// FuzzEachElement: on any valid JSON array, EachElement reads what gjson
-// reads.
-func FuzzEachElement(f *testing.F) {
-	for _, s := range []string{`[{"a":"b\n"},[{"d":"]"}],1.5]`, `[ null ]`, `[]`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, arr string) {
-		if !json.Valid([]byte(arr)) || !gjson.Parse(arr).IsArray() {
-			return
-		}
-		var got, want []string
-		ok := EachElement(arr, func(v string) bool { got = append(got, v); return true })
-		gjson.Parse(arr).ForEach(func(_, v gjson.Result) bool { want = append(want, v.Raw); return true })
-		if !ok || !slices.Equal(got, want) {
-			t.Errorf("%q: EachElement %v %q, gjson %q", arr, ok, got, want)
-		}
-	})
-}
-
 // TestStringLen measures strings as gjson unescapes them: escapes,
 // surrogate pairs, lone surrogates (U+FFFD) and multi-byte text.
 func TestStringLen(t *testing.T) {

@@ -10,48 +10,129 @@ import "unsafe"
 // before an error. It does not look for duplicate keys.
 //
 // It serves a reader that both checks a text and looks at its top-level
-// members, such as the relay of a streamed chunk: one pass over the text
-// instead of a check and then a walk with gjson (issue 18). The key and
-// raw are substrings of text: a key as written (invalid UTF-8 included,
-// as gjson reads it), or a decoded copy when it holds an escape.
+// members: one pass over the text instead of a check and then a walk
+// with gjson (issue 18). The key and raw are substrings of text: a key
+// as written (invalid UTF-8 included, as gjson reads it), or a decoded
+// copy when it holds an escape.
 func Members(text string, f func(key, raw string)) error {
-	// The scanner only reads its data.
-	data := unsafe.Slice(unsafe.StringData(text), len(text))
-	s := Scanner{data: data}
-	s.skipSpace()
-	if s.pos == len(data) || data[s.pos] != '{' {
-		if err := s.skip(0); err != nil {
-			return err
+	r := NewReader(text)
+	err := r.Object(func(key string) error {
+		raw, err := r.Skip()
+		if err == nil {
+			f(key, raw)
 		}
-		return s.end()
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	s.pos++
-	s.skipSpace()
-	if s.pos < len(data) && data[s.pos] == '}' {
-		s.pos++
-		return s.end()
+	return r.End()
+}
+
+// Reader reads one JSON text a value at a time, checking it as it goes,
+// exactly as Check does but without looking for duplicate keys: a
+// reader that looks into some nested values (a streamed chunk's choices)
+// reads the text once. The text must not change while it is read.
+type Reader struct {
+	text  string
+	s     Scanner // reads text in place
+	depth int     // open containers
+}
+
+// NewReader returns a Reader at the start of text.
+func NewReader(text string) Reader {
+	return Reader{text: text, s: Scanner{data: unsafe.Slice(unsafe.StringData(text), len(text))}}
+}
+
+// Peek returns the first byte of the next value ('{', '[', '"', ...), or 0
+// at the end of the text.
+func (r *Reader) Peek() byte {
+	r.s.skipSpace()
+	if r.s.pos == len(r.s.data) {
+		return 0
 	}
-	for {
-		key, escaped, err := s.key()
+	return r.s.data[r.s.pos]
+}
+
+// Skip reads the next value and returns its text.
+func (r *Reader) Skip() (raw string, err error) {
+	r.s.skipSpace()
+	start := r.s.pos
+	if err := r.s.skip(r.depth); err != nil {
+		return "", err
+	}
+	return r.text[start:r.s.pos], nil
+}
+
+// End checks that only space follows the value read.
+func (r *Reader) End() error { return r.s.end() }
+
+// Object reads the next value. When it is an object, Object calls f with
+// each of its keys (as Members passes them) for f to read the member's
+// value with r; a value f leaves unread is skipped. Any other value is
+// skipped.
+func (r *Reader) Object(f func(key string) error) error {
+	return r.open('{', func() error {
+		key, escaped, err := r.s.key()
 		if err != nil {
 			return err
 		}
-		s.skipSpace()
-		start := s.pos
-		if err := s.skip(1); err != nil {
+		r.s.skipSpace()
+		return r.read(func() error { return f(decodedKey(key, escaped)) })
+	})
+}
+
+// Array reads the next value. When it is an array, Array calls f for
+// each of its elements, for f to read the element with r; an element f
+// leaves unread is skipped. Any other value is skipped.
+func (r *Reader) Array(f func() error) error {
+	return r.open('[', func() error { return r.read(f) })
+}
+
+// read calls f to read the value at the current position, and skips it
+// when f does not.
+func (r *Reader) read(f func() error) error {
+	at := r.s.pos
+	if err := f(); err != nil || r.s.pos != at {
+		return err
+	}
+	_, err := r.Skip()
+	return err
+}
+
+// open reads a container that opens with c, calling item to read each
+// of its items (an object's, from its key).
+func (r *Reader) open(c byte, item func() error) error {
+	s := &r.s
+	if r.Peek() != c {
+		_, err := r.Skip()
+		return err
+	}
+	if r.depth == MaxDepth {
+		return s.syntax("exceeded max depth")
+	}
+	s.pos++
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == c+2 { // '}' or ']'
+		s.pos++
+		return nil
+	}
+	r.depth++
+	for {
+		if err := item(); err != nil {
 			return err
 		}
-		f(decodedKey(key, escaped), text[start:s.pos])
 		s.skipSpace()
 		switch {
-		case s.pos == len(data):
+		case s.pos == len(s.data):
 			return s.syntax("unexpected end of JSON input")
-		case data[s.pos] == ',':
+		case s.data[s.pos] == ',':
 			s.pos++
 			s.skipSpace()
-		case data[s.pos] == '}':
+		case s.data[s.pos] == c+2:
 			s.pos++
-			return s.end()
+			r.depth--
+			return nil
 		default:
 			return s.syntax("invalid character after element")
 		}

@@ -119,3 +119,87 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// readAll reads the value at r descending into every object and array,
+// and returns its scalars and keys in order; every other value is left
+// for the Reader to skip, when skipOdd, to read those paths too.
+func readAll(r *Reader, skipOdd bool) (out []string, err error) {
+	var read func() error
+	read = func() error {
+		switch r.Peek() {
+		case '{':
+			return r.Object(func(key string) error {
+				out = append(out, "key:"+key)
+				if skipOdd && len(out)%2 == 1 {
+					return nil // left unread: skipped
+				}
+				return read()
+			})
+		case '[':
+			return r.Array(func() error {
+				if skipOdd && len(out)%2 == 1 {
+					out = append(out, "skipped")
+					return nil
+				}
+				return read()
+			})
+		}
+		raw, err := r.Skip()
+		out = append(out, raw)
+		return err
+	}
+	if err := read(); err != nil {
+		return out, err
+	}
+	return out, r.End()
+}
+
+// TestReader reads nested values, skipping those left unread, with
+// Check's errors for invalid texts.
+func TestReader(t *testing.T) {
+	r := NewReader(` {"a":[1,{"b":"x\"y","c\u0064":null}],"e":{},"f":[]} `)
+	got, err := readAll(&r, false)
+	want := []string{"key:a", "1", "key:b", `"x\"y"`, "key:cd", "null", "key:e", "key:f"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	r = NewReader(`{"a":[1,{"b":2}],"c":{"d":[3]},"e":4,"g":[5,6,[7]]}`)
+	got, err = readAll(&r, true)
+	want = []string{"key:a", "key:c", "key:d", "key:e", "4", "key:g", "5", "skipped", "7"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("skipping: got %q, %v; want %q", got, err, want)
+	}
+	for _, bad := range []string{`{"a":[1,}`, `[{"a" 1}]`, `{"a":{"b":[}}`, `[1]]`, `{"a":1`,
+		strings.Repeat(`[`, MaxDepth+1) + strings.Repeat(`]`, MaxDepth+1),
+		strings.Repeat(`{"a":`, MaxDepth+1) + `1` + strings.Repeat(`}`, MaxDepth+1)} {
+		for _, skipOdd := range []bool{false, true} {
+			r := NewReader(bad)
+			_, err := readAll(&r, skipOdd)
+			if want := Check([]byte(bad), Options{}); err == nil || fmt.Sprint(err) != fmt.Sprint(want) {
+				t.Errorf("%.40s: got %v, want %v", bad, err, want)
+			}
+		}
+	}
+}
+
+// FuzzReader: reading into every value, or leaving some to be skipped,
+// accepts what encoding/json accepts, with Check's error otherwise.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"x"}],"c":{}}`, `[[],[{}],"s"]`, `{"a":1,}`, `[1,]`, `{"a":{"b" 1}}`} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, text string, skipOdd bool) {
+		r := NewReader(text)
+		_, err := readAll(&r, skipOdd)
+		if json.Valid([]byte(text)) {
+			if err != nil {
+				t.Fatalf("%q: %v, but json.Valid accepts it", text, err)
+			}
+			return
+		}
+		if want := Check([]byte(text), Options{}); err == nil || fmt.Sprint(err) != fmt.Sprint(want) {
+			t.Fatalf("%q: got %v, want %v", text, err, want)
+		}
+	})
+}
