@@ -118,7 +118,8 @@ type stream struct {
 	sawCall    bool // a translated tool call went by
 	sentUsage  bool // a usage chunk went to the client
 	text       tokens.Text
-	head       chunkHead // id, created, model of the last chunk
+	texts      []chunkText // the current chunk's, to count (read)
+	head       chunkHead   // id, created, model of the last chunk
 	done       bool
 }
 
@@ -161,13 +162,11 @@ func (s *stream) Next() ([]byte, error) {
 // edit applies the client's view to one upstream chunk and reports whether
 // the client gets it; an error event is the stream's error.
 func (s *stream) edit(data []byte) ([]byte, bool, error) {
-	// One pass over the chunk checks it and finds the top-level keys the
-	// gateway looks at (issue 18: it took a check and a walk with gjson).
 	// The chunk is read in place: nothing read from it is kept past this
 	// call but through note, which copies, and the chunk is edited only
 	// after everything is read.
-	var m chunkMembers
-	if err := jsonscan.Members(jsonscan.View(data), m.set); err != nil {
+	m, err := s.read(data)
+	if err != nil {
 		return nil, false, badBody(s.c.opt.Name, errors.New("invalid JSON in stream"))
 	}
 	if m.failed != "" {
@@ -180,7 +179,7 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	}
 	// The usage chunk is the one with choices: [] and a usage object; other
 	// empty-choices chunks (Azure's prompt_filter_results) are not it.
-	noChoices := strings.HasPrefix(m.choices, "[") && strings.TrimSpace(m.choices[1:len(m.choices)-1]) == ""
+	noChoices := m.noChoices
 	isUsageChunk := noChoices && isObject(m.usage)
 	if noChoices && (!isUsageChunk || !s.r.IncludeUsage) {
 		return nil, false, nil // nothing the client asked for; strict clients choke on it
@@ -197,7 +196,9 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	}
 	rewrite = rewrite && model != s.r.Model
 	if !s.gotUsage {
-		s.countChoices(m.choices)
+		for _, t := range s.texts[m.texts:] {
+			s.text.Add(t.String())
+		}
 	}
 	out := data
 	if m.groq != "" {

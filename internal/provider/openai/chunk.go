@@ -12,10 +12,39 @@ import (
 // relay looks at: their raw text, "" when absent (a value is never
 // empty). A key named twice is the last one, as with gjson's ForEach.
 type chunkMembers struct {
-	failed, usage, groq, choices, id, object, model, created string
+	failed, usage, groq, id, object, model, created string
+	// noChoices: the choices are an empty array. texts: where the
+	// texts of the (last) choices start in stream.texts.
+	noChoices bool
+	texts     int
 }
 
-// set notes the member key, for jsonscan.Members.
+// read checks a chunk and reads, in one pass, what the relay looks at:
+// its top-level members, and the texts of its choices, noted in s.texts
+// for the count (issue 18: a check, then walks of the members and of
+// the choices with gjson). The chunk must not change while what is read
+// from it is in use.
+func (s *stream) read(data []byte) (m chunkMembers, err error) {
+	r := jsonscan.NewReader(jsonscan.View(data))
+	s.texts = s.texts[:0]
+	err = r.Object(func(key string) error {
+		if key == "choices" {
+			m.texts = len(s.texts)
+			var err error
+			m.noChoices, err = s.readChoices(&r)
+			return err
+		}
+		raw, err := r.Skip()
+		m.set(key, raw)
+		return err
+	})
+	if err != nil {
+		return m, err
+	}
+	return m, r.End()
+}
+
+// set notes the member key.
 func (m *chunkMembers) set(key, raw string) {
 	switch key {
 	case "error":
@@ -24,8 +53,6 @@ func (m *chunkMembers) set(key, raw string) {
 		m.usage = raw
 	case "x_groq":
 		m.groq = raw
-	case "choices":
-		m.choices = raw
 	case "id":
 		m.id = raw
 	case "object":
@@ -72,88 +99,70 @@ func intOf(raw string) int64 {
 	return n
 }
 
-// countChoices adds the text of a chunk's choices to the gateway's
-// count. The choices are read with jsonscan's readers, which neither
-// parse numbers nor copy strings; a choice they cannot read (a key with
-// an escape) is read with gjson, as is a choices member that is not an
-// array (gjson's ForEach then reads an object's values as choices).
-func (s *stream) countChoices(choices string) {
-	if !strings.HasPrefix(choices, "[") {
-		gjson.Parse(choices).ForEach(func(_, ch gjson.Result) bool {
-			s.countChoiceGJSON(ch)
-			return true
+// readChoices reads a chunk's choices, noting their texts, and reports
+// whether they are an empty array. As gjson's ForEach did, an object's
+// values are read as choices, and any other value holds none.
+func (s *stream) readChoices(r *jsonscan.Reader) (empty bool, err error) {
+	switch r.Peek() {
+	case '[':
+		n := 0
+		err = r.Array(func() error {
+			n++
+			return s.readChoice(r)
 		})
-		return
+		return n == 0, err
+	case '{':
+		return false, r.Object(func(string) error { return s.readChoice(r) })
 	}
-	jsonscan.EachElement(choices, func(ch string) bool {
-		if !s.countChoice(ch) {
-			s.countChoiceGJSON(gjson.Parse(ch))
-		}
-		return true
-	})
+	_, err = r.Skip()
+	return false, err
 }
 
-// countChoice adds the text of a chunk's choice to the gateway's count:
-// its delta's content, tool call arguments (of the first call) and
-// function call arguments, or a legacy completion's text. It reports
-// false, having counted nothing, when the choice is not an object whose
-// keys jsonscan.EachMember reads. A choice's delta and text are its first
-// ones, as gjson's Get finds them; the delta's members are each counted,
-// as gjson's ForEach reads them.
-func (s *stream) countChoice(ch string) bool {
-	var delta, text string
-	ok := jsonscan.EachMember(ch, func(k, v string) bool {
+// readChoice notes the texts of a chunk's choice that the gateway
+// counts: its delta's content, tool call arguments (of the first call)
+// and function call arguments, or a legacy completion's text. As gjson's
+// Get found them, a choice's delta and text are its first ones; the
+// delta's members are each noted.
+func (s *stream) readChoice(r *jsonscan.Reader) error {
+	var text string
+	delta := false
+	err := r.Object(func(key string) error {
 		switch {
-		case k == "delta" && delta == "":
-			delta = v
-		case k == "text" && text == "":
-			text = v
+		case key == "delta" && !delta:
+			delta = true
+			return r.Object(func(key string) error {
+				switch key {
+				case "content", "tool_calls", "function_call":
+					raw, err := r.Skip()
+					s.texts = append(s.texts, chunkText{key, raw})
+					return err
+				}
+				return nil // skipped
+			})
+		case key == "text" && text == "":
+			var err error
+			text, err = r.Skip()
+			return err
 		}
-		return true
+		return nil
 	})
-	switch {
-	case !ok:
-		return false
-	case delta == "":
-		s.text.Add(stringOf(text)) // legacy completions
-		return true
+	if !delta && text != "" {
+		s.texts = append(s.texts, chunkText{"text", text}) // legacy completions
 	}
-	// The delta is read with Members, which reads escaped keys too, so
-	// that nothing is counted twice: the choice checked, it cannot fail.
-	jsonscan.Members(delta, func(k, v string) {
-		switch k {
-		case "content":
-			s.text.Add(stringOf(v))
-		case "tool_calls":
-			s.text.Add(gjson.Get(v, "0.function.arguments").Str)
-		case "function_call":
-			s.text.Add(gjson.Get(v, "arguments").Str)
-		}
-	})
-	return true
+	return err
 }
 
-// countChoiceGJSON is countChoice for what jsonscan's readers leave to
-// gjson. The choice's keys are looked up (Get) rather than walked
-// (ForEach): ForEach parses every value, and parsing the choice's index,
-// a number, takes a kilobyte of stack (strconv's float parser) on top of
-// the relay's, which doubles the stack an open stream keeps to 16 KiB
-// (issue 18).
-func (s *stream) countChoiceGJSON(ch gjson.Result) {
-	delta := ch.Get("delta")
-	if !delta.Exists() {
-		s.text.Add(ch.Get("text").Str) // legacy completions
-		return
+// chunkText is a text of a chunk that the gateway counts: a member of a
+// choice (or of its delta) and its raw value, read in place.
+type chunkText struct{ key, raw string }
+
+// String returns the text to count.
+func (t chunkText) String() string {
+	switch t.key {
+	case "tool_calls":
+		return gjson.Get(t.raw, "0.function.arguments").Str
+	case "function_call":
+		return gjson.Get(t.raw, "arguments").Str
 	}
-	delta.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "content":
-			s.text.Add(v.Str)
-		case "tool_calls":
-			s.text.Add(v.Get("0.function.arguments").Str)
-		case "function_call":
-			s.text.Add(v.Get("arguments").Str)
-		}
-		return true
-	})
+	return stringOf(t.raw) // content, or a legacy completion's text
 }
