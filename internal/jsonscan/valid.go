@@ -2,37 +2,13 @@ package jsonscan
 
 import "unsafe"
 
-// Members checks that text is one valid JSON value, exactly as
-// encoding/json's Valid judges it, and, when that value is an object,
-// calls f with the key and the raw text of the value of each of
-// its members, in order, duplicates included. It returns nil or a
-// *SyntaxError, as Check would, and calls f for none or some members
-// before an error. It does not look for duplicate keys.
-//
-// It serves a reader that both checks a text and looks at its top-level
-// members: one pass over the text instead of a check and then a walk
-// with gjson (issue 18). The key and raw are substrings of text: a key
-// as written (invalid UTF-8 included, as gjson reads it), or a decoded
-// copy when it holds an escape.
-func Members(text string, f func(key, raw string)) error {
-	r := NewReader(text)
-	err := r.Object(func(key string) error {
-		raw, err := r.Skip()
-		if err == nil {
-			f(key, raw)
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return r.End()
-}
-
 // Reader reads one JSON text a value at a time, checking it as it goes,
-// exactly as Check does but without looking for duplicate keys: a
-// reader that looks into some nested values (a streamed chunk's choices)
-// reads the text once. The text must not change while it is read.
+// exactly as Check does but without looking for duplicate keys, and
+// unescaping nothing but keys that hold an escape: a reader that checks
+// a text and looks at some of its values (a streamed chunk's members,
+// and its choices') reads it once, rather than checking it and then
+// walking it with gjson (issue 18). What it returns are substrings of
+// the text, which must not change while they are in use.
 type Reader struct {
 	text  string
 	s     Scanner // reads text in place
@@ -68,9 +44,10 @@ func (r *Reader) Skip() (raw string, err error) {
 func (r *Reader) End() error { return r.s.end() }
 
 // Object reads the next value. When it is an object, Object calls f with
-// each of its keys (as Members passes them) for f to read the member's
-// value with r; a value f leaves unread is skipped. Any other value is
-// skipped.
+// each of its keys, in order, duplicates included, for f to read the
+// member's value with r; a value f leaves unread is skipped. A key is
+// as written (invalid UTF-8 included, as gjson reads it), or a decoded
+// copy when it holds an escape. Any other value is skipped.
 func (r *Reader) Object(f func(key string) error) error {
 	return r.open('{', func() error {
 		key, escaped, err := r.s.key()
