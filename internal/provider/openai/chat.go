@@ -118,8 +118,7 @@ type stream struct {
 	sawCall    bool // a translated tool call went by
 	sentUsage  bool // a usage chunk went to the client
 	text       tokens.Text
-	texts      []chunkText // the current chunk's, to count (read)
-	head       chunkHead   // id, created, model of the last chunk
+	head       chunkHead // id, created, model of the last chunk
 	done       bool
 }
 
@@ -165,8 +164,8 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	// The chunk is read in place: nothing read from it is kept past this
 	// call but through note, which copies, and the chunk is edited only
 	// after everything is read.
-	m, err := s.read(data)
-	if err != nil {
+	var m chunkMembers
+	if err := m.read(data); err != nil {
 		return nil, false, badBody(s.c.opt.Name, errors.New("invalid JSON in stream"))
 	}
 	if m.failed != "" {
@@ -196,9 +195,7 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	}
 	rewrite = rewrite && model != s.r.Model
 	if !s.gotUsage {
-		for _, t := range s.texts[m.texts:] {
-			s.text.Add(t.String())
-		}
+		m.count(&s.text)
 	}
 	out := data
 	if m.groq != "" {

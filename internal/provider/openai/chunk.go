@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/switchyard-gw/switchyard/internal/jsonscan"
+	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
 // chunkMembers are the top-level members of a streamed chunk that the
@@ -13,25 +14,26 @@ import (
 // empty). A key named twice is the last one, as with gjson's ForEach.
 type chunkMembers struct {
 	failed, usage, groq, id, object, model, created string
-	// noChoices: the choices are an empty array. texts: where the
-	// texts of the (last) choices start in stream.texts.
-	noChoices bool
-	texts     int
+	noChoices                                       bool // the choices are an empty array
+	// The texts of the choices to count: in room, then in more, which
+	// only a chunk of several choices needs.
+	room [2]chunkText
+	n    int
+	more []chunkText
 }
 
 // read checks a chunk and reads, in one pass, what the relay looks at:
-// its top-level members, and the texts of its choices, noted in s.texts
-// for the count (issue 18: a check, then walks of the members and of
-// the choices with gjson). The chunk must not change while what is read
-// from it is in use.
-func (s *stream) read(data []byte) (m chunkMembers, err error) {
+// its top-level members, and the texts of its choices (issue 18: it took
+// a check, then walks of the members and of the choices with gjson).
+// What m holds is read in place: the chunk must not change while it is
+// in use.
+func (m *chunkMembers) read(data []byte) error {
 	r := jsonscan.NewReader(jsonscan.View(data))
-	s.texts = s.texts[:0]
-	err = r.Object(func(key string) error {
+	err := r.Object(func(key string) error {
 		if key == "choices" {
-			m.texts = len(s.texts)
+			m.n, m.more = 0, m.more[:0] // a repeated key: the last counts
 			var err error
-			m.noChoices, err = s.readChoices(&r)
+			m.noChoices, err = m.readChoices(&r)
 			return err
 		}
 		raw, err := r.Skip()
@@ -39,9 +41,29 @@ func (s *stream) read(data []byte) (m chunkMembers, err error) {
 		return err
 	})
 	if err != nil {
-		return m, err
+		return err
 	}
-	return m, r.End()
+	return r.End()
+}
+
+// note keeps a text of the choices to count.
+func (m *chunkMembers) note(t chunkText) {
+	if m.n < len(m.room) {
+		m.room[m.n] = t
+		m.n++
+		return
+	}
+	m.more = append(m.more, t)
+}
+
+// count adds the texts of the choices to t.
+func (m *chunkMembers) count(t *tokens.Text) {
+	for _, c := range m.room[:m.n] {
+		t.Add(c.String())
+	}
+	for _, c := range m.more {
+		t.Add(c.String())
+	}
 }
 
 // set notes the member key.
@@ -102,17 +124,17 @@ func intOf(raw string) int64 {
 // readChoices reads a chunk's choices, noting their texts, and reports
 // whether they are an empty array. As gjson's ForEach did, an object's
 // values are read as choices, and any other value holds none.
-func (s *stream) readChoices(r *jsonscan.Reader) (empty bool, err error) {
+func (m *chunkMembers) readChoices(r *jsonscan.Reader) (empty bool, err error) {
 	switch r.Peek() {
 	case '[':
 		n := 0
 		err = r.Array(func() error {
 			n++
-			return s.readChoice(r)
+			return m.readChoice(r)
 		})
 		return n == 0, err
 	case '{':
-		return false, r.Object(func(string) error { return s.readChoice(r) })
+		return false, r.Object(func(string) error { return m.readChoice(r) })
 	}
 	_, err = r.Skip()
 	return false, err
@@ -123,7 +145,7 @@ func (s *stream) readChoices(r *jsonscan.Reader) (empty bool, err error) {
 // and function call arguments, or a legacy completion's text. As gjson's
 // Get found them, a choice's delta and text are its first ones; the
 // delta's members are each noted.
-func (s *stream) readChoice(r *jsonscan.Reader) error {
+func (m *chunkMembers) readChoice(r *jsonscan.Reader) error {
 	var text string
 	delta := false
 	err := r.Object(func(key string) error {
@@ -134,7 +156,7 @@ func (s *stream) readChoice(r *jsonscan.Reader) error {
 				switch key {
 				case "content", "tool_calls", "function_call":
 					raw, err := r.Skip()
-					s.texts = append(s.texts, chunkText{key, raw})
+					m.note(chunkText{key, raw})
 					return err
 				}
 				return nil // skipped
@@ -147,7 +169,7 @@ func (s *stream) readChoice(r *jsonscan.Reader) error {
 		return nil
 	})
 	if !delta && text != "" {
-		s.texts = append(s.texts, chunkText{"text", text}) // legacy completions
+		m.note(chunkText{"text", text}) // legacy completions
 	}
 	return err
 }

@@ -45,9 +45,8 @@ func FuzzChunkReading(f *testing.F) {
 
 func checkChunkReading(t *testing.T, chunk string) {
 	t.Helper()
-	var fast stream
-	m, err := fast.read([]byte(chunk))
-	if err != nil {
+	var m chunkMembers
+	if err := m.read([]byte(chunk)); err != nil {
 		t.Fatalf("%s: %v", chunk, err)
 	}
 	var want struct{ usage, groq, choices, id, object, model, created, failed gjson.Result }
@@ -94,10 +93,8 @@ func checkChunkReading(t *testing.T, chunk string) {
 	if m.noChoices != noChoices {
 		t.Errorf("%s: no choices: got %v, want %v", chunk, m.noChoices, noChoices)
 	}
-	var ref stream
-	for _, c := range fast.texts[m.texts:] {
-		fast.text.Add(c.String())
-	}
+	var fast, ref stream
+	m.count(&fast.text)
 	want.choices.ForEach(func(_, ch gjson.Result) bool {
 		ref.countChoiceGJSON(ch)
 		return true
