@@ -32,12 +32,18 @@ func (r *Reader) Peek() byte {
 
 // Skip reads the next value and returns its text.
 func (r *Reader) Skip() (raw string, err error) {
-	r.s.skipSpace()
-	start := r.s.pos
-	if err := r.s.skip(r.depth); err != nil {
+	s := &r.s
+	s.skipSpace()
+	start := s.pos
+	if start < len(s.data) && s.data[start] == '"' {
+		_, err = s.str() // the usual value, read at once
+	} else {
+		err = s.skip(r.depth)
+	}
+	if err != nil {
 		return "", err
 	}
-	return r.text[start:r.s.pos], nil
+	return r.text[start:s.pos], nil
 }
 
 // End checks that only space follows the value read.
@@ -55,7 +61,12 @@ func (r *Reader) Object(f func(key string) error) error {
 			return err
 		}
 		r.s.skipSpace()
-		return r.read(func() error { return f(decodedKey(key, escaped)) })
+		at := r.s.pos
+		if err := f(decodedKey(key, escaped)); err != nil || r.s.pos != at {
+			return err
+		}
+		_, err = r.Skip() // left unread
+		return err
 	})
 }
 
