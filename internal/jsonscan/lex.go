@@ -1,5 +1,10 @@
 package jsonscan
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // plain marks the bytes a string holds without a closer look: all but the
 // quote, the backslash and the control characters. Invalid UTF-8 is plain,
 // as encoding/json's Valid accepts it. Read only.
@@ -15,9 +20,7 @@ var plain = func() (t [256]bool) {
 func (s *Scanner) str() (escaped bool, err error) {
 	d, i := s.data, s.pos+1
 	for {
-		for i < len(d) && plain[d[i]] {
-			i++
-		}
+		i = skipPlain(d, i)
 		if i == len(d) {
 			s.pos = i
 			return false, s.syntax("unexpected end of JSON input")
@@ -139,4 +142,24 @@ func (s *Scanner) expected(what string) error {
 		return s.syntax("unexpected end of JSON input")
 	}
 	return s.syntax("invalid character, expected " + what)
+}
+
+// skipPlain returns the index of the first byte of d from i on that is
+// not plain (plain's), or len(d). It reads eight bytes at a time, and
+// finds the quote, the backslash and the control characters in a word
+// with the usual bit tricks: a byte's test may be wrong only above a byte
+// it rightly flags (a borrow), so the lowest flag is the first such byte.
+func skipPlain(d []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(d); i += 8 {
+		x := binary.LittleEndian.Uint64(d[i:])
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		if m := ((x-ones*0x20)&^x | (q-ones)&^q | (b-ones)&^b) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(d) && plain[d[i]] {
+		i++
+	}
+	return i
 }

@@ -198,3 +198,30 @@ func TestFoldEveryRune(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipPlain finds every byte that is not plain at every place in and
+// after a word, past plain bytes of every kind (high bytes included),
+// and with bytes of every kind after it (which the word tests may flag
+// wrongly).
+func TestSkipPlain(t *testing.T) {
+	for c := range 256 {
+		if plain[c] {
+			continue
+		}
+		for at := range 20 {
+			for _, fill := range []byte{'a', 0x7f, 0x80, 0xff, ' ', '!'} {
+				d := bytes.Repeat([]byte{fill}, 24)
+				d[at] = byte(c)
+				for j := at + 1; j < len(d); j++ {
+					d[j] = byte(j * 37) // anything after it
+				}
+				if got := skipPlain(d, 0); got != at {
+					t.Fatalf("byte %#x at %d after %#x: got %d", c, at, fill, got)
+				}
+			}
+		}
+	}
+	if got := skipPlain([]byte("plain text of some length"), 3); got != 25 {
+		t.Errorf("no such byte: got %d, want 25", got)
+	}
+}

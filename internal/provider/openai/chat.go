@@ -151,9 +151,6 @@ func (s *stream) Next() ([]byte, error) {
 			s.done = true
 			return s.finish()
 		}
-		if !gjson.ValidBytes(data) {
-			return nil, badBody(s.c.opt.Name, errors.New("invalid JSON in stream"))
-		}
 		chunk, keep, err := s.edit(data)
 		if err != nil || keep {
 			return chunk, err
@@ -165,68 +162,47 @@ func (s *stream) Next() ([]byte, error) {
 // edit applies the client's view to one upstream chunk and reports whether
 // the client gets it; an error event is the stream's error.
 func (s *stream) edit(data []byte) ([]byte, bool, error) {
-	// One pass over the top-level keys finds what the gateway looks at.
-	// The chunk is read in place (jsonscan.View): nothing read from it is kept
-	// past this call but through note, which copies, and the chunk is
-	// edited only after everything is read.
-	var usage, groq, choices, id, object, model, created, failed gjson.Result
-	gjson.Parse(jsonscan.View(data)).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "error":
-			failed = v
-		case "usage":
-			usage = v
-		case "x_groq":
-			groq = v
-		case "choices":
-			choices = v
-		case "id":
-			id = v
-		case "object":
-			object = v
-		case "model":
-			model = v
-		case "created":
-			created = v
-		}
-		return true
-	})
-	if failed.Exists() {
+	// The chunk is read in place: nothing read from it is kept past this
+	// call but through note, which copies, and the chunk is edited only
+	// after everything is read.
+	var m chunkMembers
+	if err := m.read(data); err != nil {
+		return nil, false, badBody(s.c.opt.Name, errors.New("invalid JSON in stream"))
+	}
+	if m.failed != "" {
 		return nil, false, streamError(s.c.opt.Name, data)
 	}
-	if usage.IsObject() {
-		s.usage, s.gotUsage = usageOf(usage), true
-	} else if u := groq.Get("usage"); u.IsObject() {
+	if isObject(m.usage) {
+		s.usage, s.gotUsage = usageOf(gjson.Parse(m.usage)), true
+	} else if u := gjson.Get(m.groq, "usage"); u.IsObject() {
 		s.usage, s.gotUsage = usageOf(u), true
 	}
 	// The usage chunk is the one with choices: [] and a usage object; other
 	// empty-choices chunks (Azure's prompt_filter_results) are not it.
-	noChoices := choices.IsArray() && strings.TrimSpace(choices.Raw[1:len(choices.Raw)-1]) == ""
-	isUsageChunk := noChoices && usage.IsObject()
+	noChoices := m.noChoices
+	isUsageChunk := noChoices && isObject(m.usage)
 	if noChoices && (!isUsageChunk || !s.r.IncludeUsage) {
 		return nil, false, nil // nothing the client asked for; strict clients choke on it
 	}
 	s.sentUsage = s.sentUsage || isUsageChunk
 	rewrite := s.r.Model != s.r.UpstreamModel
+	model := stringOf(m.model)
 	if !isUsageChunk {
-		m := model.Str
+		hm := model
 		if rewrite {
-			m = s.r.Model
+			hm = s.r.Model
 		}
-		s.head.note(id.Str, object.Str, m, created.Int())
+		s.head.note(stringOf(m.id), stringOf(m.object), hm, intOf(m.created))
 	}
-	rewrite = rewrite && model.Str != s.r.Model
+	rewrite = rewrite && model != s.r.Model
 	if !s.gotUsage {
-		choices.ForEach(func(_, ch gjson.Result) bool {
-			s.countChoice(ch)
-			return true
-		})
+		m.count(&s.text)
 	}
 	out := data
-	if groq.Exists() {
+	if m.groq != "" {
 		out, _ = sjson.DeleteBytes(out, "x_groq")
 	}
-	if !s.r.IncludeUsage && usage.Exists() {
+	if !s.r.IncludeUsage && m.usage != "" {
 		out = dropUsage(out)
 	}
 	if s.translated {
@@ -236,33 +212,6 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 		out = clientModel(s.r, out)
 	}
 	return out, true, nil
-}
-
-// countChoice adds the text of a chunk's choice to the gateway's count:
-// its delta's content, tool call arguments (of the first call) and
-// function call arguments, or a legacy completion's text. The choice's
-// keys are looked up (Get) rather than walked (ForEach): ForEach parses
-// every value, and parsing the choice's index, a number, takes a
-// kilobyte of stack (strconv's float parser) on top of the relay's,
-// which doubles the stack an open stream keeps to 16 KiB (issue 18). One
-// pass over the delta's keys finds the rest.
-func (s *stream) countChoice(ch gjson.Result) {
-	delta := ch.Get("delta")
-	if !delta.Exists() {
-		s.text.Add(ch.Get("text").Str) // legacy completions
-		return
-	}
-	delta.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "content":
-			s.text.Add(v.Str)
-		case "tool_calls":
-			s.text.Add(v.Get("0.function.arguments").Str)
-		case "function_call":
-			s.text.Add(v.Get("arguments").Str)
-		}
-		return true
-	})
 }
 
 // note makes the head the given one. The strings are read in place from

@@ -1,0 +1,126 @@
+package openai
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// chunkSeeds are chunks whose reading has a corner: escapes in keys and
+// values, duplicates, values of odd types, choices that are not an array.
+var chunkSeeds = []string{
+	`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":"Hi \"you\"\n\u00e9"},"finish_reason":null}],"usage":null}`,
+	`{"id":"c\u0031","created":1.7e9,"model":1,"object":null,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":1}"}}]}}]}`,
+	`{"choices":[{"delta":{"function_call":{"name":"f","arguments":"{}"},"content":"x","content":"y"}},{"text":"legacy"},{"text":"a","text":"b"}]}`,
+	`{"choices":[{"del\u0074a":{"content":"escaped key"}},{"delta":{"con\u0074ent":"escaped inner key"}},{"delta":null,"text":"t"},5,"s",[]]}`,
+	`{"choices":{"a":{"delta":{"content":"an object of choices"}},"b":{"text":"legacy"}}}`,
+	`{"choices":"not a list","created":"123","us\u0061ge":{"prompt_tokens":1},"x_groq":{"usage":{"completion_tokens":2}}}`,
+	`{"choices":[{"delta":{"content":"one"},"delta":{"content":"two three four five"}}],"created":-0,"created":99999999999999999999}`,
+	`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`, `{"choices":[ ]}`,
+	`{"choices":[{"delta":{"content":"first list"}}],"choices":[{"delta":{"content":"the last list counts"}}]}`,
+	`[{"choices":[{"delta":{"content":"an array"}}]}]`, `"text"`, `{}`,
+}
+
+// TestChunkReading reads chunks as the relay read them with gjson before
+// jsonscan.Members: the same members, strings, numbers and counted text.
+func TestChunkReading(t *testing.T) {
+	for _, c := range chunkSeeds {
+		checkChunkReading(t, c)
+	}
+}
+
+// FuzzChunkReading: any valid chunk is read as gjson read it.
+func FuzzChunkReading(f *testing.F) {
+	for _, c := range chunkSeeds {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, chunk string) {
+		if json.Valid([]byte(chunk)) {
+			checkChunkReading(t, chunk)
+		}
+	})
+}
+
+func checkChunkReading(t *testing.T, chunk string) {
+	t.Helper()
+	var m chunkMembers
+	if err := m.read([]byte(chunk)); err != nil {
+		t.Fatalf("%s: %v", chunk, err)
+	}
+	var want struct{ usage, groq, choices, id, object, model, created, failed gjson.Result }
+	gjson.Parse(chunk).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "error":
+			want.failed = v
+		case "usage":
+			want.usage = v
+		case "x_groq":
+			want.groq = v
+		case "choices":
+			want.choices = v
+		case "id":
+			want.id = v
+		case "object":
+			want.object = v
+		case "model":
+			want.model = v
+		case "created":
+			want.created = v
+		}
+		return true
+	})
+	for _, p := range []struct {
+		name      string
+		got, want string
+	}{
+		{"error", m.failed, want.failed.Raw}, {"usage", m.usage, want.usage.Raw}, {"x_groq", m.groq, want.groq.Raw},
+		{"id", stringOf(m.id), want.id.Str},
+		{"object", stringOf(m.object), want.object.Str}, {"model", stringOf(m.model), want.model.Str},
+	} {
+		if p.got != p.want {
+			t.Errorf("%s: %s: got %q, want %q", chunk, p.name, p.got, p.want)
+		}
+	}
+	if got, want := intOf(m.created), want.created.Int(); got != want {
+		t.Errorf("%s: created: got %d, want %d", chunk, got, want)
+	}
+	if got, want := isObject(m.usage), want.usage.IsObject(); got != want {
+		t.Errorf("%s: usage is an object: got %v, want %v", chunk, got, want)
+	}
+	noChoices := want.choices.IsArray() && strings.TrimSpace(want.choices.Raw[1:len(want.choices.Raw)-1]) == ""
+	if m.noChoices != noChoices {
+		t.Errorf("%s: no choices: got %v, want %v", chunk, m.noChoices, noChoices)
+	}
+	var fast, ref stream
+	m.count(&fast.text)
+	want.choices.ForEach(func(_, ch gjson.Result) bool {
+		ref.countChoiceGJSON(ch)
+		return true
+	})
+	if got, want := fast.text.Count("m"), ref.text.Count("m"); got != want {
+		t.Errorf("%s: counted %d tokens, want %d", chunk, got, want)
+	}
+}
+
+// countChoiceGJSON is how the relay counted a choice's text with gjson
+// before it read chunks in one pass.
+func (s *stream) countChoiceGJSON(ch gjson.Result) {
+	delta := ch.Get("delta")
+	if !delta.Exists() {
+		s.text.Add(ch.Get("text").Str) // legacy completions
+		return
+	}
+	delta.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "content":
+			s.text.Add(v.Str)
+		case "tool_calls":
+			s.text.Add(v.Get("0.function.arguments").Str)
+		case "function_call":
+			s.text.Add(v.Get("arguments").Str)
+		}
+		return true
+	})
+}
