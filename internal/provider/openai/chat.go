@@ -299,24 +299,38 @@ func streamError(name string, data []byte) error {
 }
 
 // usageOf reads an OpenAI usage object in one walk of its members, as
-// gjson.Get would read each (the first of duplicates counts), instead of
-// a walk for each (issue 18).
+// gjson.Get would read each, instead of a walk for each (issue 18): the
+// first of duplicate members counts, and for a detail (cached_tokens in
+// prompt_tokens_details, say) the first of duplicate details objects that
+// holds it, as gjson's path lookup moves on to the next.
 func usageOf(u gjson.Result) provider.Usage {
 	var v [len(usageFields)]gjson.Result
 	u.ForEach(func(k, val gjson.Result) bool {
-		if i := slices.Index(usageFields[:], k.Str); i >= 0 && !v[i].Exists() {
-			v[i] = val
+		i := slices.Index(usageFields[:], k.Str)
+		if i < 0 || v[i].Exists() {
+			return true
 		}
+		if d := i - firstDetail; d >= 0 {
+			val = val.Get(usageDetails[d])
+		}
+		v[i] = val
 		return true
 	})
 	return provider.Usage{
 		PromptTokens:     int(v[0].Int()),
 		CompletionTokens: int(v[1].Int()),
 		TotalTokens:      int(v[2].Int()),
-		CachedTokens:     int(v[3].Get("cached_tokens").Int()),
-		ReasoningTokens:  int(v[4].Get("reasoning_tokens").Int()),
+		CachedTokens:     int(v[3].Int()),
+		ReasoningTokens:  int(v[4].Int()),
 	}
 }
 
-// usageFields are the members of a usage object that usageOf reads.
+// usageFields are the members of a usage object that usageOf reads; the
+// last two are objects, of which it reads usageDetails' members.
 var usageFields = [...]string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"}
+
+// usageDetails are the members usageOf reads of the details objects, the
+// fields from firstDetail on, in their order.
+var usageDetails = [...]string{"cached_tokens", "reasoning_tokens"}
+
+const firstDetail = len(usageFields) - len(usageDetails)

@@ -29,6 +29,10 @@ func TestUsageOf(t *testing.T) {
 		`{"pr\u006fmpt_tokens":12,"completion_tokens":"8","total_tokens":20.0}`,
 		`{"prompt_tokens_details":null,"completion_tokens_details":[1],"prompt_tokens":{"a":1}}`,
 		`{"prompt_tokens_details":{"cached_tokens":2,"cached_tokens":3}}`,
+		// A details object without the detail, or not an object, gives
+		// way to a later duplicate that has it, as gjson's path does.
+		`{"prompt_tokens_details":{"audio_tokens":1},"prompt_tokens_details":{"cached_tokens":9}}`,
+		`{"prompt_tokens_details":null,"prompt_tokens_details":{"cached_tokens":9},"completion_tokens_details":5,"completion_tokens_details":{"reasoning_tokens":4}}`,
 		`{}`, `[]`, `[11,7]`, `null`, `7`,
 	} {
 		r := gjson.Parse(u)
