@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -131,7 +132,10 @@ func (g *Gateway) refund(ctx context.Context, req *Request, res reservation) {
 // allowance (max_tokens, or the model's default allowance) for each answer
 // asked for: n of them, of each prompt of a legacy completion (best_of of
 // them when more, as the upstream generates and bills them). The sizes
-// are body's, read when the handler did not (Sizes.Read).
+// are body's, read when the handler did not (Sizes.Read). The sum is
+// capped at math.MaxInt64: a valid max_tokens may be as large, and a sum
+// that wrapped would be refused as a negative cost (a 503 and an error
+// logged) or pass as a small one, where it is too large for any limit.
 func estimateTokens(e provider.Endpoint, body []byte, s Sizes, m *catalog.Model, allowance int64) int64 {
 	prompt := int64(len(body)/4 + 1)
 	if e == provider.EndpointEmbedding {
@@ -156,9 +160,25 @@ func estimateTokens(e provider.Endpoint, body []byte, s Sizes, m *catalog.Model,
 	}
 	n := max(s.N, 1)
 	if e == provider.EndpointCompletion {
-		n = max(n, s.BestOf) * s.Prompts
+		n = mulCapped(max(n, s.BestOf), s.Prompts)
 	}
-	return prompt + n*out
+	return addCapped(prompt, mulCapped(n, out))
+}
+
+// mulCapped returns a×b for a, b ≥ 0, or math.MaxInt64 when it is more.
+func mulCapped(a, b int64) int64 {
+	if a > 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// addCapped returns a+b for a, b ≥ 0, or math.MaxInt64 when it is more.
+func addCapped(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Sizes are the top-level fields of a body that size its answers, which
