@@ -142,7 +142,7 @@ func estimateTokens(e provider.Endpoint, body []byte, s Sizes, m *catalog.Model,
 		return prompt
 	}
 	if !s.Read {
-		s = sizesOf(body)
+		s = SizesOf(body)
 	}
 	out := s.MaxCompletionTokens
 	if out <= 0 {
@@ -194,10 +194,14 @@ type Sizes struct {
 	Prompts int64
 }
 
-// sizesOf reads body's sizes in one walk, in place: a lookup of each
+// SizesOf reads body's sizes in one walk, in place: a lookup of each
 // field would walk the whole body (its messages included) for each one
-// absent, as most are (issue 18).
-func sizesOf(body []byte) Sizes {
+// absent, as most are (issue 18). The limits read them so when the
+// handler did not (Sizes.Read): for a chat translation (ChatBody) and for
+// a Messages or Responses body sent natively. The chat and completions
+// handlers read them in their validation walk, which must agree with
+// this one (api's TestCheckedSizes compares them).
+func SizesOf(body []byte) Sizes {
 	var maxCompletionTokens, maxTokens, n, bestOf, prompt gjson.Result
 	gjson.Parse(jsonscan.View(body)).ForEach(func(k, v gjson.Result) bool {
 		var to *gjson.Result

@@ -40,7 +40,7 @@ func TestEstimateTokens(t *testing.T) {
 			}
 			// Sizes read beforehand, as a handler's validation reads
 			// them, count instead of the body's (issue 18): the same.
-			s := sizesOf([]byte(tt.body))
+			s := SizesOf([]byte(tt.body))
 			if got := estimateTokens(tt.endpoint, []byte(tt.body), s, &catalog.Model{}, 1000); got != want {
 				t.Errorf("estimateTokens with %+v = %d, want %d", s, got, want)
 			}
