@@ -341,14 +341,19 @@ func TestSizesAgree(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			body := []byte(head + tt.fields + `}`)
 			want := gateway.SizesOf(body)
+			// The prompts are counted by the completion's validation
+			// (compared below) and not at all for a chat: a chat's
+			// number is 1, whatever its "prompt" member.
 			var f fields
 			f.read(body)
-			if got := f.sizes(); got != want {
+			if got := f.sizes(int(want.Prompts)); got != want {
 				t.Errorf("fields: sizes %+v, gateway.SizesOf %+v", got, want)
 			}
+			chatWant := want
+			chatWant.Prompts = 1
 			chat, ce := checkChat(body)
-			if ce == nil && chat.Sizes != want {
-				t.Errorf("checkChat: sizes %+v, gateway.SizesOf %+v", chat.Sizes, want)
+			if ce == nil && chat.Sizes != chatWant {
+				t.Errorf("checkChat: sizes %+v, want gateway.SizesOf's %+v", chat.Sizes, chatWant)
 			}
 			compl, pe := checkCompletion(body)
 			if pe == nil && compl.Sizes != want {
@@ -359,5 +364,44 @@ func TestSizesAgree(t *testing.T) {
 				t.Errorf("valid for %q, want %q (chat: %v; completion: %v)", valid, tt.valid, ce, pe)
 			}
 		})
+	}
+}
+
+// A chat's sizes ignore a "prompt" member, which only a legacy
+// completion has: it is not walked (it may be large, and is not
+// validated); a completion's count of prompts is the one its validation
+// made, the same as the walk of gateway.SizesOf.
+func TestSizesPrompts(t *testing.T) {
+	const chat = `{"model":"m","messages":[{"role":"user","content":"hi"}],"prompt":["a","b","c"],"max_tokens":5}`
+	cr, e := checkChat([]byte(chat))
+	if e != nil {
+		t.Fatal(e)
+	}
+	if want := (gateway.Sizes{Read: true, MaxTokens: 5, Prompts: 1}); cr.Sizes != want {
+		t.Errorf("chat with a prompt: sizes %+v, want %+v", cr.Sizes, want)
+	}
+	tests := []struct {
+		prompt string
+		want   int64
+	}{
+		{`"a"`, 1},
+		{`""`, 1},
+		{`["a"]`, 1},
+		{`["a","b","c"]`, 3},
+		{`["",""]`, 2},
+		{`[1]`, 1},
+		{`[1,2,3]`, 1},
+		{`[[1]]`, 1},
+		{`[[1],[2,3],[4]]`, 3},
+	}
+	for _, tt := range tests {
+		body := []byte(`{"model":"m","prompt":` + tt.prompt + `}`)
+		cr, e := checkCompletion(body)
+		if e != nil {
+			t.Fatalf("%s: %v", tt.prompt, e)
+		}
+		if cr.Sizes.Prompts != tt.want || gateway.SizesOf(body).Prompts != tt.want {
+			t.Errorf("prompt %s: %d prompts (gateway.SizesOf: %d), want %d", tt.prompt, cr.Sizes.Prompts, gateway.SizesOf(body).Prompts, tt.want)
+		}
 	}
 }

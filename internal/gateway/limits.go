@@ -190,7 +190,8 @@ type Sizes struct {
 	// their own (issue 18).
 	Read                                      bool
 	MaxCompletionTokens, MaxTokens, N, BestOf int64
-	// Prompts is a legacy completion's number of prompts (PromptCount).
+	// Prompts is a legacy completion's number of prompts (promptCount);
+	// the limits read it of no other endpoint.
 	Prompts int64
 }
 
@@ -225,13 +226,13 @@ func SizesOf(body []byte) Sizes {
 		return true
 	})
 	return Sizes{Read: true, MaxCompletionTokens: maxCompletionTokens.Int(), MaxTokens: maxTokens.Int(),
-		N: n.Int(), BestOf: bestOf.Int(), Prompts: PromptCount(prompt)}
+		N: n.Int(), BestOf: bestOf.Int(), Prompts: promptCount(prompt)}
 }
 
-// PromptCount is the number of prompts of a legacy completion: a string or
+// promptCount is the number of prompts of a legacy completion: a string or
 // one array of token IDs is one; an array of strings or of token-ID
 // arrays is one per element.
-func PromptCount(p gjson.Result) int64 {
+func promptCount(p gjson.Result) int64 {
 	if !p.IsArray() {
 		return 1
 	}
