@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/limits"
 )
 
 // The gateway's typed errors reach the client in OpenAI's shapes, mapped
@@ -32,6 +34,12 @@ func TestErrorFor(t *testing.T) {
 		{&gateway.NoDeployment{Model: "m"}, wantErr{503, "server_error", "", ""}, 1, "Try again in 1s."},
 		{fmt.Errorf("%w: redis down", gateway.ErrBudgetUnavailable), wantErr{503, "server_error", "", ""}, 1, "Spend limits cannot be checked"},
 		{fmt.Errorf("%w: redis down", gateway.ErrRatesUnavailable), wantErr{503, "server_error", "", ""}, 1, "Rate limits cannot be checked"},
+		// A token estimate past int64 (max_tokens 2^63-1) is capped, not
+		// wrapped: too large for the limit, like any other.
+		{&gateway.RateLimited{Refusal: &limits.Refusal{Kind: "tokens", Scope: "key", ID: "k1", TooLarge: true, Cost: math.MaxInt64,
+			Decision: limits.Decision{Limit: 100000, Remaining: 100000}}},
+			wantErr{429, "rate_limit_error", "", ""}, 0,
+			"Request too large for tokens per minute on key k1: limit 100000, requested 9223372036854775807. Reduce the prompt or max_tokens; retrying will not help."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.err.Error(), func(t *testing.T) {

@@ -73,11 +73,13 @@ func (f *fields) get(name string) gjson.Result {
 }
 
 // sizes returns the fields of the body that size its answers, read in
-// this walk for the rate limits (gateway.Sizes).
-func (f *fields) sizes() gateway.Sizes {
+// this walk for the rate limits (gateway.Sizes), with the number of
+// prompts its validation counted: a legacy completion's, 1 for a chat,
+// whose "prompt" member, if any, is neither validated nor walked.
+func (f *fields) sizes(prompts int) gateway.Sizes {
 	return gateway.Sizes{Read: true,
 		MaxCompletionTokens: f.get("max_completion_tokens").Int(), MaxTokens: f.get("max_tokens").Int(),
-		N: f.get("n").Int(), BestOf: f.get("best_of").Int(), Prompts: gateway.PromptCount(f.get("prompt")),
+		N: f.get("n").Int(), BestOf: f.get("best_of").Int(), Prompts: int64(prompts),
 	}
 }
 

@@ -46,7 +46,7 @@ func checkChat(body []byte) (chatRequest, *Error) {
 		Model:        model,
 		Stream:       f.get("stream").Bool(),
 		IncludeUsage: f.get("stream_options").Get("include_usage").Bool(),
-		Sizes:        f.sizes(),
+		Sizes:        f.sizes(1),
 	}, nil
 }
 

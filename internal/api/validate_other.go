@@ -60,7 +60,7 @@ func checkCompletion(body []byte) (completionRequest, *Error) {
 	}
 	cr.Stream = f.get("stream").Bool()
 	cr.IncludeUsage = f.get("stream_options").Get("include_usage").Bool()
-	cr.Sizes = f.sizes()
+	cr.Sizes = f.sizes(n)
 	return cr, nil
 }
 

@@ -299,3 +299,109 @@ func TestCheckedSizes(t *testing.T) {
 		})
 	}
 }
+
+// The validation walk reads the same sizes as gateway.SizesOf, the walk
+// the limits make of a body its handler did not read: run both over each
+// body, on the raw fields and, where the body is valid, on what
+// checkChat and checkCompletion return, so that the two cannot drift
+// apart.
+func TestSizesAgree(t *testing.T) {
+	const head = `{"model":"m","messages":[{"role":"user","content":"hi","max_tokens":7,"n":9,"prompt":["x","y"]}],`
+	tests := []struct {
+		name   string
+		fields string // after head, before the closing brace
+		// valid says which checks accept the body: "chat", "completion",
+		// "both" or "" (neither).
+		valid string
+	}{
+		{"none", `"prompt":"a"`, "both"},
+		{"all", `"prompt":"a","max_completion_tokens":50,"max_tokens":100,"n":3,"best_of":4`, "both"},
+		{"duplicates", `"max_tokens":100,"prompt":"a","n":2,"max_tokens":5,"n":7`, "both"},
+		{"duplicate prompts", `"prompt":["a","b","c"],"prompt":"d"`, "both"},
+		{"escaped keys", `"max\u005ftokens":100,"\u006e":2,"prompt":["a","b"],"max_completion\u005Ftokens":9`, "both"},
+		{"escaped then plain", `"max\u005ftokens":7,"max_tokens":9,"prompt":"a"`, "both"},
+		{"escaped prompt key", `"pr\u006fmpt":["a","b","c"]`, "both"},
+		{"null", `"max_tokens":null,"n":null,"best_of":null,"prompt":"a"`, "both"},
+		{"null then number", `"max_tokens":null,"max_tokens":5,"prompt":"a"`, "both"},
+		{"null prompt", `"prompt":null`, "chat"},
+		{"strings", `"max_tokens":"100","n":"2","best_of":"3","prompt":"a"`, ""},
+		{"max int64", `"max_tokens":9223372036854775807,"max_completion_tokens":9223372036854775807,"prompt":"a"`, "both"},
+		{"out of range", `"max_tokens":99999999999999999999,"n":1e30,"best_of":-1e30,"prompt":"a"`, ""},
+		{"out of range max_completion_tokens", `"max_completion_tokens":9223372036854775808,"prompt":"a"`, "completion"},
+		{"floats", `"max_tokens":10.0,"n":2.5,"prompt":"a"`, ""},
+		{"negative", `"max_tokens":-5,"n":-1,"best_of":-2,"max_completion_tokens":-3,"prompt":"a"`, ""},
+		{"zero", `"max_tokens":0,"prompt":"a"`, ""},
+		{"nested objects", `"metadata":{"max_tokens":"5","n":"3"},"extra":{"max_tokens":5,"prompt":["a","b"]},"prompt":"a"`, "both"},
+		{"object values", `"max_tokens":{"max_tokens":5},"n":[2],"prompt":"a"`, ""},
+		{"token IDs", `"prompt":[1,2,3],"max_tokens":10`, "both"},
+		{"token prompts", `"prompt":[[1],[2,3]],"n":2`, "both"},
+		{"prompts after the sizes", `"max_tokens":10,"n":2,"best_of":4,"prompt":["a","b","c"]`, "both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := []byte(head + tt.fields + `}`)
+			want := gateway.SizesOf(body)
+			// The prompts are counted by the completion's validation
+			// (compared below) and not at all for a chat: a chat's
+			// number is 1, whatever its "prompt" member.
+			var f fields
+			f.read(body)
+			if got := f.sizes(int(want.Prompts)); got != want {
+				t.Errorf("fields: sizes %+v, gateway.SizesOf %+v", got, want)
+			}
+			chatWant := want
+			chatWant.Prompts = 1
+			chat, ce := checkChat(body)
+			if ce == nil && chat.Sizes != chatWant {
+				t.Errorf("checkChat: sizes %+v, want gateway.SizesOf's %+v", chat.Sizes, chatWant)
+			}
+			compl, pe := checkCompletion(body)
+			if pe == nil && compl.Sizes != want {
+				t.Errorf("checkCompletion: sizes %+v, gateway.SizesOf %+v", compl.Sizes, want)
+			}
+			valid := map[[2]bool]string{{true, true}: "both", {true, false}: "chat", {false, true}: "completion"}[[2]bool{ce == nil, pe == nil}]
+			if valid != tt.valid {
+				t.Errorf("valid for %q, want %q (chat: %v; completion: %v)", valid, tt.valid, ce, pe)
+			}
+		})
+	}
+}
+
+// A chat's sizes ignore a "prompt" member, which only a legacy
+// completion has: it is not walked (it may be large, and is not
+// validated); a completion's count of prompts is the one its validation
+// made, the same as the walk of gateway.SizesOf.
+func TestSizesPrompts(t *testing.T) {
+	const chat = `{"model":"m","messages":[{"role":"user","content":"hi"}],"prompt":["a","b","c"],"max_tokens":5}`
+	cr, e := checkChat([]byte(chat))
+	if e != nil {
+		t.Fatal(e)
+	}
+	if want := (gateway.Sizes{Read: true, MaxTokens: 5, Prompts: 1}); cr.Sizes != want {
+		t.Errorf("chat with a prompt: sizes %+v, want %+v", cr.Sizes, want)
+	}
+	tests := []struct {
+		prompt string
+		want   int64
+	}{
+		{`"a"`, 1},
+		{`""`, 1},
+		{`["a"]`, 1},
+		{`["a","b","c"]`, 3},
+		{`["",""]`, 2},
+		{`[1]`, 1},
+		{`[1,2,3]`, 1},
+		{`[[1]]`, 1},
+		{`[[1],[2,3],[4]]`, 3},
+	}
+	for _, tt := range tests {
+		body := []byte(`{"model":"m","prompt":` + tt.prompt + `}`)
+		cr, e := checkCompletion(body)
+		if e != nil {
+			t.Fatalf("%s: %v", tt.prompt, e)
+		}
+		if cr.Sizes.Prompts != tt.want || gateway.SizesOf(body).Prompts != tt.want {
+			t.Errorf("prompt %s: %d prompts (gateway.SizesOf: %d), want %d", tt.prompt, cr.Sizes.Prompts, gateway.SizesOf(body).Prompts, tt.want)
+		}
+	}
+}

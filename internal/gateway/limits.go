@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -131,14 +132,17 @@ func (g *Gateway) refund(ctx context.Context, req *Request, res reservation) {
 // allowance (max_tokens, or the model's default allowance) for each answer
 // asked for: n of them, of each prompt of a legacy completion (best_of of
 // them when more, as the upstream generates and bills them). The sizes
-// are body's, read when the handler did not (Sizes.Read).
+// are body's, read when the handler did not (Sizes.Read). The sum is
+// capped at math.MaxInt64: a valid max_tokens may be as large, and a sum
+// that wrapped would be refused as a negative cost (a 503 and an error
+// logged) or pass as a small one, where it is too large for any limit.
 func estimateTokens(e provider.Endpoint, body []byte, s Sizes, m *catalog.Model, allowance int64) int64 {
 	prompt := int64(len(body)/4 + 1)
 	if e == provider.EndpointEmbedding {
 		return prompt
 	}
 	if !s.Read {
-		s = sizesOf(body)
+		s = SizesOf(body)
 	}
 	out := s.MaxCompletionTokens
 	if out <= 0 {
@@ -156,9 +160,25 @@ func estimateTokens(e provider.Endpoint, body []byte, s Sizes, m *catalog.Model,
 	}
 	n := max(s.N, 1)
 	if e == provider.EndpointCompletion {
-		n = max(n, s.BestOf) * s.Prompts
+		n = mulCapped(max(n, s.BestOf), s.Prompts)
 	}
-	return prompt + n*out
+	return addCapped(prompt, mulCapped(n, out))
+}
+
+// mulCapped returns a×b for a, b ≥ 0, or math.MaxInt64 when it is more.
+func mulCapped(a, b int64) int64 {
+	if a > 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// addCapped returns a+b for a, b ≥ 0, or math.MaxInt64 when it is more.
+func addCapped(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Sizes are the top-level fields of a body that size its answers, which
@@ -170,14 +190,19 @@ type Sizes struct {
 	// their own (issue 18).
 	Read                                      bool
 	MaxCompletionTokens, MaxTokens, N, BestOf int64
-	// Prompts is a legacy completion's number of prompts (PromptCount).
+	// Prompts is a legacy completion's number of prompts (promptCount);
+	// the limits read it of no other endpoint.
 	Prompts int64
 }
 
-// sizesOf reads body's sizes in one walk, in place: a lookup of each
+// SizesOf reads body's sizes in one walk, in place: a lookup of each
 // field would walk the whole body (its messages included) for each one
-// absent, as most are (issue 18).
-func sizesOf(body []byte) Sizes {
+// absent, as most are (issue 18). The limits read them so when the
+// handler did not (Sizes.Read): for a chat translation (ChatBody) and for
+// a Messages or Responses body sent natively. The chat and completions
+// handlers read them in their validation walk, which must agree with
+// this one (api's TestCheckedSizes compares them).
+func SizesOf(body []byte) Sizes {
 	var maxCompletionTokens, maxTokens, n, bestOf, prompt gjson.Result
 	gjson.Parse(jsonscan.View(body)).ForEach(func(k, v gjson.Result) bool {
 		var to *gjson.Result
@@ -201,13 +226,13 @@ func sizesOf(body []byte) Sizes {
 		return true
 	})
 	return Sizes{Read: true, MaxCompletionTokens: maxCompletionTokens.Int(), MaxTokens: maxTokens.Int(),
-		N: n.Int(), BestOf: bestOf.Int(), Prompts: PromptCount(prompt)}
+		N: n.Int(), BestOf: bestOf.Int(), Prompts: promptCount(prompt)}
 }
 
-// PromptCount is the number of prompts of a legacy completion: a string or
+// promptCount is the number of prompts of a legacy completion: a string or
 // one array of token IDs is one; an array of strings or of token-ID
 // arrays is one per element.
-func PromptCount(p gjson.Result) int64 {
+func promptCount(p gjson.Result) int64 {
 	if !p.IsArray() {
 		return 1
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -69,7 +70,30 @@ func (u *Upstream) post(ctx context.Context, url string, body []byte, stream boo
 		defer resp.Body.Close()
 		return nil, u.statusError(req, resp)
 	}
+	if stream {
+		if err := u.streamEncoding(req, resp); err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
+	}
 	return resp, nil
+}
+
+// streamEncoding refuses a stream answered compressed though newRequest
+// asked for it uncompressed: the transport decompresses only what it
+// asked gzip for itself, so the event parser would read compressed
+// bytes. The failure is the upstream's, an unreadable answer, as invalid
+// JSON in a stream is.
+func (u *Upstream) streamEncoding(req *http.Request, resp *http.Response) error {
+	for _, v := range resp.Header["Content-Encoding"] {
+		for enc := range strings.SplitSeq(v, ",") {
+			if enc = strings.TrimSpace(enc); enc != "" && !strings.EqualFold(enc, "identity") {
+				return &Error{Provider: u.Name, Kind: KindUnavailable, Path: req.URL.Path,
+					Err: fmt.Errorf("unreadable upstream answer: a stream with Content-Encoding %q", v)}
+			}
+		}
+	}
+	return nil
 }
 
 // newRequest makes post's request: the headers every request carries,

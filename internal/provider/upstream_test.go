@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -150,5 +153,64 @@ func TestUpstreamHeader(t *testing.T) {
 	}
 	if !reflect.DeepEqual(u.Header, shared) {
 		t.Errorf("shared headers changed: %v, want %v", u.Header, shared)
+	}
+}
+
+// A stream asks for no compression, so the transport does not decompress
+// it: an upstream (or a proxy) that compresses it anyway fails the call
+// as an unreadable answer, instead of feeding compressed bytes to the
+// event parser.
+func TestStreamCompressedAnyway(t *testing.T) {
+	const events = "data: {\"a\":1}\n\ndata: [DONE]\n\n"
+	tests := []struct {
+		encoding string // the answer's Content-Encoding; gzip compresses it
+		ok       bool
+	}{
+		{"", true},
+		{"identity", true},
+		{"Identity", true},
+		{"gzip", false},
+		{"br", false},
+		{"identity, gzip", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.encoding, func(t *testing.T) {
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				if tt.encoding != "" {
+					w.Header().Set("Content-Encoding", tt.encoding)
+				}
+				if !strings.Contains(tt.encoding, "gzip") {
+					w.Write([]byte(events))
+					return
+				}
+				zw := gzip.NewWriter(w)
+				zw.Write([]byte(events))
+				zw.Close()
+			}))
+			defer ts.Close()
+			u := &Upstream{Name: "up", Client: ts.Client(), Timeout: 5 * time.Second}
+			resp, cancel, err := u.Open(context.Background(), ts.URL+"/v1/chat/completions", []byte("{}"), "req_1")
+			if !tt.ok {
+				var pe *Error
+				if !errors.As(err, &pe) || pe.Kind != KindUnavailable || pe.Path != "/v1/chat/completions" ||
+					!strings.Contains(err.Error(), "unreadable upstream answer") || !strings.Contains(err.Error(), strconv.Quote(tt.encoding)) {
+					t.Errorf("Open: %v, want an unreadable upstream answer naming Content-Encoding %q", err, tt.encoding)
+				}
+				if err == nil {
+					resp.Body.Close()
+					cancel()
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cancel()
+			defer resp.Body.Close()
+			if b, err := io.ReadAll(resp.Body); err != nil || string(b) != events {
+				t.Errorf("body %q, %v; want %q", b, err, events)
+			}
+		})
 	}
 }
