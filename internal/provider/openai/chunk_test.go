@@ -1,11 +1,19 @@
 package openai
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/switchyard-gw/switchyard/internal/provider"
+	"github.com/switchyard-gw/switchyard/internal/sse"
 )
 
 // chunkSeeds are chunks whose reading has a corner: escapes in keys and
@@ -123,4 +131,59 @@ func (s *stream) countChoiceGJSON(ch gjson.Result) {
 		}
 		return true
 	})
+}
+
+// TestStreamRefusesInvalidChunk: a chunk that is not valid JSON ends the
+// stream with the error the relay gave when it checked each chunk with
+// gjson.ValidBytes before reading it, wherever the fault lies: in a
+// member the relay reads, in one it skips, or after the object.
+func TestStreamRefusesInvalidChunk(t *testing.T) {
+	const good = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}],"usage":null}`
+	for _, tt := range []struct{ name, chunk string }{
+		{"truncated", good[:len(good)-1]},
+		{"truncated in a string", `{"id":"c","choices":[{"delta":{"content":"h`},
+		{"trailing garbage", good + ` x`},
+		{"trailing value", `{"a":1} {"b":2}`},
+		{"bad escape", `{"choices":[{"delta":{"content":"\q"}}]}`},
+		{"bad escape in a skipped member", `{"system_fingerprint":"fp\x","choices":[]}`},
+		{"control character in a string", "{\"choices\":[{\"delta\":{\"content\":\"a\x01b\"}}]}"},
+		{"control character in a key", "{\"cho\tices\":[]}"},
+		{"unclosed array", `{"choices":[{"delta":{"content":"hi"}}}`},
+		{"unclosed array in a skipped member", `{"logprobs":[1,2}`},
+		{"bad literal in a delta", `{"choices":[{"delta":{"refusal":nul}}]}`},
+		{"trailing comma", `{"choices":[],"usage":{"prompt_tokens":1,}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if gjson.Valid(tt.chunk) || json.Valid([]byte(tt.chunk)) {
+				t.Fatalf("%s: the chunk is valid", tt.chunk)
+			}
+			chunks, err := relayChat(t, "data: "+tt.chunk+"\n\n"+"data: "+good+"\n\ndata: [DONE]\n\n")
+			want := badBody("openai", errors.New("invalid JSON in stream"))
+			var pe *provider.Error
+			if !errors.As(err, &pe) || pe.Kind != provider.KindUnavailable || err.Error() != want.Error() {
+				t.Fatalf("%s: relayed %q, error %v; want %v", tt.chunk, chunks, err, want)
+			}
+		})
+	}
+}
+
+// relayChat reads an upstream chat stream's body with a stream, as Next
+// gives it to the client, until the stream's end or first error.
+func relayChat(t *testing.T, body string) (chunks [][]byte, err error) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(context.Background(), "POST", "http://upstream/", nil)
+	resp := &http.Response{Body: io.NopCloser(strings.NewReader(body)), Request: req}
+	s := &stream{c: &Client{opt: Options{Name: "openai"}}, resp: resp, cancel: func() {}, rd: sse.NewReader(resp.Body, 0),
+		r: &provider.Request{Model: "m", UpstreamModel: "m", Stream: true, IncludeUsage: true}}
+	defer s.Close()
+	for {
+		chunk, err := s.Next()
+		if err == io.EOF {
+			return chunks, nil
+		}
+		if err != nil {
+			return chunks, err
+		}
+		chunks = append(chunks, bytes.Clone(chunk))
+	}
 }
