@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/switchyard-gw/switchyard/internal/provider"
 	"github.com/switchyard-gw/switchyard/internal/sse"
+	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
 // chunkSeeds are chunks whose reading has a corner: escapes in keys and
@@ -30,6 +32,8 @@ var chunkSeeds = []string{
 	`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`, `{"choices":[ ]}`,
 	`{"choices":[{"delta":{"content":"first list"}}],"choices":[{"delta":{"content":"the last list counts"}}]}`,
 	`[{"choices":[{"delta":{"content":"an array"}}]}]`, `"text"`, `{}`,
+	`{"choices":[{"text":"1"},{"text":"2"},{"text":"3"},{"delta":{"content":"4","tool_calls":[{"function":{"arguments":"5"}}]}},` +
+		`{"text":"6"},{"text":"7"},{"text":"8"},{"text":"9"},{"text":"10"}]}`, // more texts than chunkMembers' room
 }
 
 // TestChunkReading reads chunks as the relay read them with gjson before
@@ -198,5 +202,35 @@ func relayChat(t *testing.T, body string) (chunks [][]byte, err error) {
 			return chunks, err
 		}
 		chunks = append(chunks, bytes.Clone(chunk))
+	}
+}
+
+// BenchmarkChunkEdit edits a chunk of one choice and one of three, as a
+// stream without usage yet counts their texts: no allocation per chunk.
+func BenchmarkChunkEdit(b *testing.B) {
+	const head = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1795701376,"model":"m","choices":[`
+	choice := func(i int) string {
+		return `{"index":` + strconv.Itoa(i) + `,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}`
+	}
+	for _, n := range []int{1, 3} {
+		choices := make([]string, n)
+		for i := range choices {
+			choices[i] = choice(i)
+		}
+		chunk := []byte(head + strings.Join(choices, ",") + `],"usage":null}`)
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			s := &stream{c: &Client{opt: Options{Name: "openai"}},
+				r: &provider.Request{Model: "m", UpstreamModel: "m", Stream: true, IncludeUsage: true}}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if i++; i%4096 == 0 {
+					s.text = tokens.Text{} // the counted text's growth, amortized
+				}
+				if _, keep, err := s.edit(chunk); !keep || err != nil {
+					b.Fatal(keep, err)
+				}
+			}
+		})
 	}
 }
