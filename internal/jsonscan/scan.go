@@ -16,6 +16,10 @@
 // The scan is iterative (no recursion) and bounded at MaxDepth; an object's
 // keys are compared linearly up to a few and through a hash set beyond, so
 // hostile input costs linear time.
+//
+// A Reader checks a text as Check does, without the duplicates, while its
+// caller reads some of its values (a streamed chunk's); EachMember and
+// StringLen read parts of a text Check has passed, checking nothing.
 package jsonscan
 
 import (

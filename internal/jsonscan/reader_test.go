@@ -42,9 +42,9 @@ func gjsonMembers(obj string) []member {
 	return ms
 }
 
-// TestMembers: a Reader reads the members of valid texts as gjson does, and refuses
+// TestReaderMembers: a Reader reads the members of valid texts as gjson does, and refuses
 // what encoding/json refuses, with Check's error.
-func TestMembers(t *testing.T) {
+func TestReaderMembers(t *testing.T) {
 	valid := []string{
 		`{}`, ` { } `, `[]`, `"s"`, `1`, `[{"a":1}]`, ` null `,
 		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m",` +
@@ -91,10 +91,10 @@ func TestMembers(t *testing.T) {
 	}
 }
 
-// FuzzMembers: a Reader accepts what encoding/json accepts, with Check's
+// FuzzReaderMembers: a Reader accepts what encoding/json accepts, with Check's
 // error otherwise, and reads a valid object's members as gjson does (a
 // key with an escape decoded as encoding/json decodes it).
-func FuzzMembers(f *testing.F) {
+func FuzzReaderMembers(f *testing.F) {
 	for _, s := range []string{
 		`{"a":"b\n","c":[{"d":"]"}],"e":1.5}`, `{ "x" : null }`, `{}`, `[1,{"a":[]}]`, `{"k\u00e9y":1}`,
 		`{"choices":[{"delta":{"content":"x"}}],"usage":null}`, `{"a":1,}`, `{"a":[1}`, "{\"\xff\":1}",
@@ -124,7 +124,7 @@ func FuzzMembers(f *testing.F) {
 		i := 0
 		gjson.Parse(text).ForEach(func(k, _ gjson.Result) bool {
 			// gjson and encoding/json decode invalid UTF-8 in an escaped
-			// key differently; Members decodes as encoding/json does.
+			// key differently; a Reader decodes as encoding/json does.
 			if strings.Contains(k.Raw, `\`) {
 				json.Unmarshal([]byte(k.Raw), &want[i].key)
 			}
