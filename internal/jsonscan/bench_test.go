@@ -105,10 +105,10 @@ const streamChunk = `{"id":"chatcmpl-fake00000000000000000002","object":"chat.co
 	`"model":"gpt-5.4-mini","service_tier":"default","system_fingerprint":"fp_fake",` +
 	`"choices":[{"index":0,"delta":{"content":" hello"},"logprobs":null,"finish_reason":null}],"usage":null}`
 
-// BenchmarkMembers compares a Reader with what it replaces in the stream
+// BenchmarkReaderMembers compares a Reader with what it replaces in the stream
 // relay: gjson's check, then its walk of the top-level members.
-func BenchmarkMembers(b *testing.B) {
-	b.Run("Members", func(b *testing.B) {
+func BenchmarkReaderMembers(b *testing.B) {
+	b.Run("Reader", func(b *testing.B) {
 		b.SetBytes(int64(len(streamChunk)))
 		b.ReportAllocs()
 		n := 0

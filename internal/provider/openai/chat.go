@@ -198,7 +198,13 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	if !s.gotUsage {
 		m.count(&s.text)
 	}
-	out := data
+	return s.clientView(data, &m, rewrite), true, nil
+}
+
+// clientView edits a chunk, read into m, for the client: without the
+// members it did not ask for, with legacy function calls when the
+// request was translated, and with its model when rewrite.
+func (s *stream) clientView(out []byte, m *chunkMembers, rewrite bool) []byte {
 	if m.groq != "" {
 		out, _ = sjson.DeleteBytes(out, "x_groq")
 	}
@@ -211,7 +217,7 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	if rewrite {
 		out = clientModel(s.r, out)
 	}
-	return out, true, nil
+	return out
 }
 
 // note makes the head the given one. The strings are read in place from

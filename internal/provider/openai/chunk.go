@@ -15,9 +15,14 @@ import (
 type chunkMembers struct {
 	failed, usage, groq, id, object, model, created string
 	noChoices                                       bool // the choices are an empty array
-	// The texts of the choices to count: in room, then in more, which
-	// only a chunk of several choices needs.
-	room [2]chunkText
+	// The texts of the choices to count: in room, then in more. A chunk
+	// has a text for each choice, and rarely two (content beside
+	// tool_calls or function_call): room holds those of up to eight
+	// choices on the stack of edit, where m lives, so that only a chunk
+	// of more (n > 8, seldom asked) allocates. The texts are kept rather
+	// than counted as they are read because a usage object later in the
+	// chunk means they are not counted at all.
+	room [8]chunkText
 	n    int
 	more []chunkText
 }

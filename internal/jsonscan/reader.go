@@ -111,19 +111,15 @@ func (r *Reader) open(c byte, item func() error) error {
 			return err
 		}
 		s.skipSpace()
-		switch {
-		case s.pos == len(s.data):
-			return s.syntax("unexpected end of JSON input")
-		case s.data[s.pos] == ',':
-			s.pos++
-			s.skipSpace()
-		case s.data[s.pos] == c+2:
-			s.pos++
+		comma, err := s.after(c == '{')
+		if err != nil {
+			return err
+		}
+		if !comma {
 			r.depth--
 			return nil
-		default:
-			return s.syntax("invalid character after element")
 		}
+		s.skipSpace()
 	}
 }
 
@@ -190,12 +186,12 @@ func (s *Scanner) skip(depth int) error {
 				return nil
 			}
 			s.skipSpace()
-			if s.pos == len(s.data) {
-				return s.syntax("unexpected end of JSON input")
+			obj := open.object(n - 1)
+			comma, err := s.after(obj)
+			if err != nil {
+				return err
 			}
-			c, obj := s.data[s.pos], open.object(n-1)
-			if c == ',' {
-				s.pos++
+			if comma {
 				if obj {
 					s.skipSpace()
 					if _, _, err := s.key(); err != nil {
@@ -204,10 +200,6 @@ func (s *Scanner) skip(depth int) error {
 				}
 				break
 			}
-			if obj && c != '}' || !obj && c != ']' {
-				return s.syntax("invalid character after element")
-			}
-			s.pos++
 			n--
 		}
 	}
@@ -215,7 +207,10 @@ func (s *Scanner) skip(depth int) error {
 
 // kinds tells the open containers of a value apart, one bit each (1: an
 // object), in a word until they are more than 64 deep: no allocation
-// for the nesting of real texts.
+// for the nesting of real texts. It is what Check's frames know of a
+// container and no more: a frame also holds an object's keys, for
+// comparing them, which a Reader never does, and a Reader's Scanner has
+// no frames to keep, so that reading a chunk allocates nothing.
 type kinds struct {
 	word uint64
 	deep []uint64 // bits 64 on
@@ -250,7 +245,8 @@ func (k *kinds) object(i int) bool {
 
 // scalarOrOpen reads a scalar or an empty container at the current
 // position, or the opening of a non-empty one (opened; obj for an
-// object), nested in depth open containers.
+// object), nested in depth open containers: Scanner.value for a Reader,
+// which keeps no frames.
 func (s *Scanner) scalarOrOpen(depth int) (opened, obj bool, err error) {
 	s.skipSpace()
 	if s.pos == len(s.data) {

@@ -42,9 +42,9 @@ func gjsonMembers(obj string) []member {
 	return ms
 }
 
-// TestMembers: a Reader reads the members of valid texts as gjson does, and refuses
+// TestReaderMembers: a Reader reads the members of valid texts as gjson does, and refuses
 // what encoding/json refuses, with Check's error.
-func TestMembers(t *testing.T) {
+func TestReaderMembers(t *testing.T) {
 	valid := []string{
 		`{}`, ` { } `, `[]`, `"s"`, `1`, `[{"a":1}]`, ` null `,
 		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m",` +
@@ -91,10 +91,10 @@ func TestMembers(t *testing.T) {
 	}
 }
 
-// FuzzMembers: a Reader accepts what encoding/json accepts, with Check's
+// FuzzReaderMembers: a Reader accepts what encoding/json accepts, with Check's
 // error otherwise, and reads a valid object's members as gjson does (a
 // key with an escape decoded as encoding/json decodes it).
-func FuzzMembers(f *testing.F) {
+func FuzzReaderMembers(f *testing.F) {
 	for _, s := range []string{
 		`{"a":"b\n","c":[{"d":"]"}],"e":1.5}`, `{ "x" : null }`, `{}`, `[1,{"a":[]}]`, `{"k\u00e9y":1}`,
 		`{"choices":[{"delta":{"content":"x"}}],"usage":null}`, `{"a":1,}`, `{"a":[1}`, "{\"\xff\":1}",
@@ -124,7 +124,7 @@ func FuzzMembers(f *testing.F) {
 		i := 0
 		gjson.Parse(text).ForEach(func(k, _ gjson.Result) bool {
 			// gjson and encoding/json decode invalid UTF-8 in an escaped
-			// key differently; Members decodes as encoding/json does.
+			// key differently; a Reader decodes as encoding/json does.
 			if strings.Contains(k.Raw, `\`) {
 				json.Unmarshal([]byte(k.Raw), &want[i].key)
 			}
@@ -200,23 +200,89 @@ func TestReader(t *testing.T) {
 }
 
 // FuzzReader: reading into every value, or leaving some to be skipped,
-// accepts what encoding/json accepts, with Check's error otherwise.
+// accepts what encoding/json accepts, with Check's error otherwise; the
+// keys and scalars read into every value are encoding/json's tokens.
 func FuzzReader(f *testing.F) {
-	for _, s := range []string{`{"a":[1,{"b":"x"}],"c":{}}`, `[[],[{}],"s"]`, `{"a":1,}`, `[1,]`, `{"a":{"b" 1}}`} {
+	for _, s := range []string{`{"a":[1,{"b":"x"}],"c":{}}`, `[[],[{}],"s"]`, `{"a":1,}`, `[1,]`, `{"a":{"b" 1}}`,
+		`{"k\u00e9y":[-1.5e3,true,null,"\ud83d\ude00\n"],"a":{}}`, "{\"\xff\":\"\xfe\"}"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, text string, skipOdd bool) {
 		r := NewReader(text)
-		_, err := readAll(&r, skipOdd)
-		if json.Valid([]byte(text)) {
-			if err != nil {
-				t.Fatalf("%q: %v, but json.Valid accepts it", text, err)
+		got, err := readAll(&r, skipOdd)
+		if !json.Valid([]byte(text)) {
+			if want := Check([]byte(text), Options{}); err == nil || fmt.Sprint(err) != fmt.Sprint(want) {
+				t.Fatalf("%q: got %v, want %v", text, err, want)
 			}
 			return
 		}
-		if want := Check([]byte(text), Options{}); err == nil || fmt.Sprint(err) != fmt.Sprint(want) {
-			t.Fatalf("%q: got %v, want %v", text, err, want)
+		if err != nil {
+			t.Fatalf("%q: %v, but json.Valid accepts it", text, err)
+		}
+		if skipOdd {
+			return
+		}
+		got, want := decodedValues(t, got), jsonTokens(t, text)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q:\n got %q\nwant %q", text, got, want)
 		}
 	})
+}
+
+// decodedValues returns what readAll read, keys and raw scalars, in the
+// form jsonTokens gives encoding/json's tokens.
+func decodedValues(t *testing.T, read []string) []string {
+	t.Helper()
+	out := make([]string, 0, len(read))
+	for _, v := range read {
+		if key, ok := strings.CutPrefix(v, "key:"); ok {
+			// A key without an escape is as written; encoding/json makes
+			// each byte of invalid UTF-8 a U+FFFD, as a rune conversion does.
+			out = append(out, "key:"+string([]rune(key)))
+			continue
+		}
+		var tok any
+		d := json.NewDecoder(strings.NewReader(v))
+		d.UseNumber()
+		if err := d.Decode(&tok); err != nil {
+			t.Fatalf("%q read: %v", v, err)
+		}
+		out = append(out, fmt.Sprintf("%T:%v", tok, tok))
+	}
+	return out
+}
+
+// jsonTokens returns the keys and scalars of a valid text as
+// encoding/json's Decoder reads them, in order.
+func jsonTokens(t *testing.T, text string) []string {
+	t.Helper()
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	var out []string
+	var value func()
+	value = func() {
+		tok, err := d.Token()
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		switch tok {
+		case json.Delim('{'):
+			for d.More() {
+				key, _ := d.Token()
+				out = append(out, "key:"+key.(string))
+				value()
+			}
+			d.Token()
+		case json.Delim('['):
+			for d.More() {
+				value()
+			}
+			d.Token()
+		default:
+			out = append(out, fmt.Sprintf("%T:%v", tok, tok))
+		}
+	}
+	value()
+	return out
 }
