@@ -107,6 +107,13 @@ func FromStatus(provider string, status int, header http.Header, body []byte) *E
 	return e
 }
 
+// Unreadable is the Error of an upstream answer the gateway cannot read
+// (invalid JSON, an event stream it cannot parse): the upstream's
+// failure, so another deployment may serve the call.
+func Unreadable(provider string, err error) *Error {
+	return &Error{Provider: provider, Kind: KindUnavailable, Err: fmt.Errorf("unreadable upstream answer: %w", err)}
+}
+
 // FromTransport classifies an error from the HTTP client.
 func FromTransport(ctx context.Context, provider string, err error) *Error {
 	var classified *Error

@@ -88,8 +88,9 @@ func (u *Upstream) streamEncoding(req *http.Request, resp *http.Response) error 
 	for _, v := range resp.Header["Content-Encoding"] {
 		for enc := range strings.SplitSeq(v, ",") {
 			if enc = strings.TrimSpace(enc); enc != "" && !strings.EqualFold(enc, "identity") {
-				return &Error{Provider: u.Name, Kind: KindUnavailable, Path: req.URL.Path,
-					Err: fmt.Errorf("unreadable upstream answer: a stream with Content-Encoding %q", v)}
+				e := Unreadable(u.Name, fmt.Errorf("a stream with Content-Encoding %q", v))
+				e.Path = req.URL.Path
+				return e
 			}
 		}
 	}

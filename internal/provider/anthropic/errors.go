@@ -64,11 +64,6 @@ func eventError(name string, data []byte) error {
 	return &provider.Error{Provider: name, Kind: kind, Type: typ, Message: msg}
 }
 
-// badBody reports an upstream answer the adapter cannot read.
-func badBody(name string, err error) error {
-	return &provider.Error{Provider: name, Kind: provider.KindUnavailable, Err: fmt.Errorf("unreadable upstream answer: %w", err)}
-}
-
 // refuse reports a request the adapter will not send: Anthropic cannot
 // express it, or it is malformed. param names the field at fault in
 // OpenAI's notation. The provider name is set by the Client.

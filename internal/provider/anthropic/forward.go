@@ -33,14 +33,14 @@ func (c *Client) Forward(ctx context.Context, r *provider.Request) (*provider.Re
 		return nil, err
 	}
 	if !gjson.ValidBytes(b) {
-		return nil, badBody(c.opt.Name, errors.New("invalid JSON"))
+		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	root := gjson.ParseBytes(b)
 	if root.Get("type").Str == "error" {
 		return nil, eventError(c.opt.Name, b)
 	}
 	if !root.IsObject() {
-		return nil, badBody(c.opt.Name, errors.New("not a message object"))
+		return nil, provider.Unreadable(c.opt.Name, errors.New("not a message object"))
 	}
 	var u usage
 	u.read(root.Get("usage"))

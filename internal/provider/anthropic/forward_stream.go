@@ -72,7 +72,7 @@ func (s *relay) Next() ([]byte, error) {
 // event reads one event's usage and returns its data for the client.
 func (s *relay) event(name string, data []byte) ([]byte, error) {
 	if !gjson.ValidBytes(data) {
-		s.err = badBody(s.name, errors.New("invalid JSON in stream event "+strconv.Quote(name)))
+		s.err = provider.Unreadable(s.name, errors.New("invalid JSON in stream event "+strconv.Quote(name)))
 		return nil, s.err
 	}
 	root := gjson.ParseBytes(data)

@@ -72,14 +72,14 @@ type promptDetails struct {
 // asked for model.
 func completionOf(name string, b []byte, model string, created int64, legacy bool) ([]byte, provider.Usage, error) {
 	if !gjson.ValidBytes(b) {
-		return nil, provider.Usage{}, badBody(name, errors.New("invalid JSON"))
+		return nil, provider.Usage{}, provider.Unreadable(name, errors.New("invalid JSON"))
 	}
 	root := gjson.ParseBytes(b)
 	if root.Get("type").Str == "error" {
 		return nil, provider.Usage{}, eventError(name, b)
 	}
 	if !root.IsObject() {
-		return nil, provider.Usage{}, badBody(name, errors.New("not a message object"))
+		return nil, provider.Usage{}, provider.Unreadable(name, errors.New("not a message object"))
 	}
 	msg := answerOf(root.Get("content"), legacy)
 	var u usage
@@ -91,7 +91,7 @@ func completionOf(name string, b []byte, model string, created int64, legacy boo
 	}
 	body, err := marshal(out)
 	if err != nil {
-		return nil, provider.Usage{}, badBody(name, err)
+		return nil, provider.Usage{}, provider.Unreadable(name, err)
 	}
 	return body, u.provider(), nil
 }

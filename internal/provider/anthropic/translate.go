@@ -66,7 +66,7 @@ func (t *translator) event(name string, data []byte) error {
 	typ := name
 	if len(data) > 0 {
 		if !gjson.ValidBytes(data) {
-			return badBody(t.name, errors.New("invalid JSON in stream event "+strconv.Quote(name)))
+			return provider.Unreadable(t.name, errors.New("invalid JSON in stream event "+strconv.Quote(name)))
 		}
 		if v := gjson.GetBytes(data, "type"); v.Type == gjson.String {
 			typ = v.Str

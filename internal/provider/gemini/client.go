@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -108,11 +107,6 @@ func (c *Client) endpoint(model, method string) string {
 func (c *Client) call(ctx context.Context, u string, body []byte) ([]byte, error) {
 	b, _, err := c.up.Call(ctx, u, body, "")
 	return b, err
-}
-
-// badAnswer is an upstream answer the adapter cannot read.
-func badAnswer(name string, err error) error {
-	return &provider.Error{Provider: name, Kind: provider.KindUnavailable, Err: fmt.Errorf("unreadable upstream answer: %w", err)}
 }
 
 var errNotJSON = errors.New("invalid JSON")

@@ -52,7 +52,7 @@ func (c *Client) Embed(ctx context.Context, r *provider.Request) (*provider.Resp
 		}
 		vs, err := embedValues(b, len(batch), dims > 0)
 		if err != nil {
-			return nil, badAnswer(c.opt.Name, err)
+			return nil, provider.Unreadable(c.opt.Name, err)
 		}
 		vectors = append(vectors, vs...)
 	}

@@ -45,7 +45,7 @@ type call struct {
 func (t *translator) chatResponse(b []byte) ([]byte, provider.Usage, error) {
 	root := gjson.ParseBytes(b)
 	if !gjson.ValidBytes(b) || !root.IsObject() {
-		return nil, provider.Usage{}, badAnswer(t.name, errNotJSON)
+		return nil, provider.Usage{}, provider.Unreadable(t.name, errNotJSON)
 	}
 	var choices []choice
 	answer := &tokens.Text{}
@@ -61,7 +61,7 @@ func (t *translator) chatResponse(b []byte) ([]byte, provider.Usage, error) {
 	if len(choices) == 0 {
 		block := root.Get("promptFeedback.blockReason").String()
 		if block == "" {
-			return nil, provider.Usage{}, badAnswer(t.name, errors.New("no candidates and no block reason"))
+			return nil, provider.Usage{}, provider.Unreadable(t.name, errors.New("no candidates and no block reason"))
 		}
 		choices = []choice{{finish: "content_filter", refusal: blockMessage(block)}}
 	}

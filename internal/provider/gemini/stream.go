@@ -73,7 +73,7 @@ func (s *stream) read() error {
 		s.done = true
 		return s.end()
 	case errors.Is(err, sse.ErrTooLarge):
-		return badAnswer(s.t.name, err)
+		return provider.Unreadable(s.t.name, err)
 	case err != nil:
 		return provider.FromTransport(s.ctx, s.t.name, err)
 	}
@@ -87,7 +87,7 @@ func (s *stream) event(data []byte) error {
 	}
 	root := gjson.ParseBytes(data)
 	if !gjson.ValidBytes(data) || !root.IsObject() {
-		return badAnswer(s.t.name, errors.New("invalid JSON in stream"))
+		return provider.Unreadable(s.t.name, errors.New("invalid JSON in stream"))
 	}
 	if root.Get("error").Exists() {
 		return streamError(s.t.name, data)
@@ -118,7 +118,7 @@ func (s *stream) state(index int) (*choiceState, error) {
 	st, ok := s.choices[index]
 	if !ok {
 		if len(s.choices) == maxCandidates {
-			return nil, badAnswer(s.t.name, errors.New("too many candidates in stream"))
+			return nil, provider.Unreadable(s.t.name, errors.New("too many candidates in stream"))
 		}
 		st = &choiceState{}
 		s.choices[index] = st
@@ -218,11 +218,11 @@ func (s *stream) role(index int, st *choiceState) {
 // usage chunk the client asked for.
 func (s *stream) end() error {
 	if len(s.choices) == 0 {
-		return badAnswer(s.t.name, errors.New("stream ended without an answer"))
+		return provider.Unreadable(s.t.name, errors.New("stream ended without an answer"))
 	}
 	for _, st := range s.choices {
 		if !st.finished {
-			return badAnswer(s.t.name, errors.New("stream ended before its finishReason"))
+			return provider.Unreadable(s.t.name, errors.New("stream ended before its finishReason"))
 		}
 	}
 	s.settle()

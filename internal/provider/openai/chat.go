@@ -29,7 +29,7 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 		return nil, err
 	}
 	if !gjson.ValidBytes(b) {
-		return nil, badBody(c.opt.Name, errors.New("invalid JSON"))
+		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	if translated {
 		b = toolCallsToFunctionCall(b)
@@ -167,7 +167,7 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	// after everything is read.
 	var m chunkMembers
 	if err := m.read(data); err != nil {
-		return nil, false, badBody(s.c.opt.Name, errors.New("invalid JSON in stream"))
+		return nil, false, provider.Unreadable(s.c.opt.Name, errors.New("invalid JSON in stream"))
 	}
 	if m.failed != "" {
 		return nil, false, streamError(s.c.opt.Name, data)

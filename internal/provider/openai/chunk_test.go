@@ -175,7 +175,7 @@ func TestStreamRefusesInvalidChunk(t *testing.T) {
 				t.Fatalf("%s: the chunk is valid", tt.chunk)
 			}
 			chunks, err := relayChat(t, "data: "+tt.chunk+"\n\n"+"data: "+good+"\n\ndata: [DONE]\n\n")
-			want := badBody("openai", errors.New("invalid JSON in stream"))
+			want := provider.Unreadable("openai", errors.New("invalid JSON in stream"))
 			var pe *provider.Error
 			if !errors.As(err, &pe) || pe.Kind != provider.KindUnavailable || err.Error() != want.Error() {
 				t.Fatalf("%s: relayed %q, error %v; want %v", tt.chunk, chunks, err, want)

@@ -136,7 +136,3 @@ func clientModel(r *provider.Request, b []byte) []byte {
 	}
 	return out
 }
-
-func badBody(name string, err error) error {
-	return &provider.Error{Provider: name, Kind: provider.KindUnavailable, Err: fmt.Errorf("unreadable upstream answer: %w", err)}
-}

@@ -21,7 +21,7 @@ func (c *Client) Complete(ctx context.Context, r *provider.Request) (*provider.R
 		return nil, err
 	}
 	if !gjson.ValidBytes(b) {
-		return nil, badBody(c.opt.Name, errors.New("invalid JSON"))
+		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
 }

@@ -21,7 +21,7 @@ func (c *Client) Embed(ctx context.Context, r *provider.Request) (*provider.Resp
 		return nil, err
 	}
 	if !gjson.ValidBytes(b) {
-		return nil, badBody(c.opt.Name, errors.New("invalid JSON"))
+		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	u := gjson.GetBytes(b, "usage")
 	usage := provider.Usage{PromptTokens: int(u.Get("prompt_tokens").Int()), TotalTokens: int(u.Get("total_tokens").Int())}

@@ -32,11 +32,11 @@ func (c *Client) Forward(ctx context.Context, r *provider.Request) (*provider.Re
 		return nil, err
 	}
 	if !gjson.ValidBytes(b) {
-		return nil, badBody(c.opt.Name, errors.New("invalid JSON"))
+		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	root := gjson.ParseBytes(b)
 	if !root.IsObject() {
-		return nil, badBody(c.opt.Name, errors.New("not a response object"))
+		return nil, provider.Unreadable(c.opt.Name, errors.New("not a response object"))
 	}
 	u, ok := responsesUsage(root.Get("usage"))
 	if !ok {

@@ -71,7 +71,7 @@ func (s *relay) Next() ([]byte, error) {
 // event reads one event and returns its data for the client.
 func (s *relay) event(data []byte) ([]byte, error) {
 	if !gjson.ValidBytes(data) {
-		s.err = badBody(s.name, errors.New("invalid JSON in stream"))
+		s.err = provider.Unreadable(s.name, errors.New("invalid JSON in stream"))
 		return nil, s.err
 	}
 	typ := gjson.GetBytes(data, "type").Str
