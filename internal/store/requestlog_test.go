@@ -168,7 +168,8 @@ func TestRequestsFiltersAndPages(t *testing.T) {
 }
 
 // modelLedger writes 600 records of six accounts (none of them in
-// accounts: the ledger keeps records whatever their account), twelve at
+// accounts, and one of them "": the ledger keeps records whatever their
+// account), twelve at
 // each time (a minute apart), and returns them. Account acct_0 has most
 // rows, acct_5 uses gpt-4o only in the first 20 minutes and acct_4
 // never; record IDs are not in the order of time or account, so that
@@ -182,6 +183,9 @@ func modelLedger(t *testing.T, s *store.Store) []meter.Record {
 	var recs []meter.Record
 	for n := range 600 {
 		account := fmt.Sprintf("acct_%d", []int{0, 0, 0, 1, 2, 3, 0, 1, 4, 5, 2}[n%11])
+		if account == "acct_3" {
+			account = ""
+		}
 		model := models[n%3]
 		switch {
 		case account == "acct_4" && model == "gpt-4o", account == "acct_5" && model == "gpt-4o" && n >= 240:

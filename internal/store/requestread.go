@@ -93,8 +93,14 @@ func (s *Store) parts(ctx context.Context, q RequestQuery) ([]part, error) {
 		accounts = slices.DeleteFunc(accounts, func(a newest) bool { return !a.time.Valid })
 		slices.SortFunc(accounts, func(a, b newest) int { return cmp.Compare(b.time.Int64, a.time.Int64) })
 		for _, a := range accounts {
-			r.q.AccountID = a.account
-			out = append(out, part{read: r, share: true, newest: a.time.Int64})
+			share := r
+			share.q.AccountID = a.account
+			if a.account == "" {
+				// The ledger takes records of any account, even "",
+				// which as AccountID would mean every account.
+				share.extra = "account_id = ''"
+			}
+			out = append(out, part{read: share, share: true, newest: a.time.Int64})
 		}
 	}
 	return out, nil
