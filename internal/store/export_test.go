@@ -13,22 +13,48 @@ func ExecForTest(ctx context.Context, s *Store, q string, args ...any) (sql.Resu
 }
 
 // ExplainRequestsForTest returns the plans of the statements Requests
-// runs for q (one, or two for the model asked alone), a line per step:
-// SQLite's EXPLAIN QUERY PLAN details, or PostgreSQL's EXPLAIN text. On
-// PostgreSQL, ordered is whether to plan with sorts, sequential and
-// bitmap scans disabled, which shows whether an index can give the rows
-// in order at all: the planner would rather sort the few rows a filter
-// selects in a small table, and still sorts when nothing else can answer.
-func ExplainRequestsForTest(ctx context.Context, s *Store, q RequestQuery, ordered bool) ([][]string, error) {
-	var out [][]string
-	for _, st := range q.statements(q.limit() + 1) {
-		plan, err := s.explain(ctx, st, ordered)
-		if err != nil {
-			return nil, fmt.Errorf("explain %s: %w", strings.TrimSpace(st.text), err)
+// runs for q, a line per step: SQLite's EXPLAIN QUERY PLAN details, or
+// PostgreSQL's EXPLAIN text. The plans of the queries that list the
+// accounts of a read per account come first, in lookups; then those of
+// the reads, one or two, or one per account listed, each as it is read
+// first and, for an account's, when floor is not zero, again as it is
+// read once a page of rows newer than floor is merged. On PostgreSQL,
+// ordered is whether to plan with sorts, sequential and bitmap scans
+// disabled, which shows whether an index can give the rows in order at
+// all: the planner would rather sort the few rows a filter selects in a
+// small table, and still sorts when nothing else can answer.
+func ExplainRequestsForTest(ctx context.Context, s *Store, q RequestQuery, floor Cursor, ordered bool) (lookups, reads [][]string, err error) {
+	for _, r := range q.reads() {
+		if r.perAccount() {
+			plan, err := s.explain(ctx, r.accounts(), ordered)
+			if err != nil {
+				return nil, nil, fmt.Errorf("explain the accounts of %+v: %w", r, err)
+			}
+			lookups = append(lookups, plan)
 		}
-		out = append(out, plan)
 	}
-	return out, nil
+	parts, err := s.parts(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	floors := []Cursor{{}}
+	if !floor.IsZero() {
+		floors = append(floors, floor)
+	}
+	for _, p := range parts {
+		for _, f := range floors {
+			if !f.IsZero() && !p.share {
+				continue
+			}
+			st := p.sql(q.limit()+1, f)
+			plan, err := s.explain(ctx, st, ordered)
+			if err != nil {
+				return nil, nil, fmt.Errorf("explain %s: %w", strings.TrimSpace(st.text), err)
+			}
+			reads = append(reads, plan)
+		}
+	}
+	return lookups, reads, nil
 }
 
 func (s *Store) explain(ctx context.Context, st statement, ordered bool) ([]string, error) {

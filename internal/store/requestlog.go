@@ -26,7 +26,10 @@ var ErrBadCursor = errors.New("not a request log cursor")
 // RequestQuery selects usage records for the request log, newest first
 // (by time, then record ID). Every filter set must hold; the zero value
 // lists every record of every account. Each combination of filters is
-// read in order from indexes of migrations 0008 and 0009, never sorted.
+// read in order from indexes of migrations 0008 and 0009, never sorted:
+// one index, or two merged for the model asked, or, for a model across
+// accounts (operators, since migration 0010, 0011 on PostgreSQL), the
+// model index of each account with rows of it, merged (requestread.go).
 type RequestQuery struct {
 	// AccountID limits the list to one account; "" lists every account
 	// (operators only: the dashboard sets an owner's from the session).
@@ -166,141 +169,6 @@ func (q RequestQuery) limit() int {
 		return MaxRequestsLimit
 	}
 	return q.Limit
-}
-
-// Predicates of the partial indexes of migration 0009, which a query
-// names word for word so that SQLite, which does not do algebra on
-// predicates, recognizes that the index applies (PostgreSQL would prove
-// them from the filter's own terms).
-const (
-	notOK    = "status / 100 <> 2"
-	askedFor = "requested_model <> model"
-)
-
-// statement is one SQL statement and its arguments.
-type statement struct {
-	text string
-	args []any
-}
-
-// statements returns the page's statements, each reading at most limit
-// rows in the page's order: one, or two for a filter on the model asked
-// alone, whose rows Requests merges (asked and answered by it, through
-// the model indexes; asked for it and answered by another, through the
-// partial indexes on the model asked, which hold only such rows). The
-// status class is compared as status / 100, the expression of the index
-// usage_records_account_status; an exact status brings its class, so
-// that it uses that index too, and a class other than 2xx the predicate
-// of that partial index.
-func (q RequestQuery) statements(limit int) []statement {
-	if q.RequestedModel == "" || q.Model != "" {
-		return []statement{q.sql(limit, "")}
-	}
-	answered := q
-	answered.Model = q.RequestedModel
-	return []statement{answered.sql(limit, ""), q.sql(limit, askedFor)}
-}
-
-// sql returns one statement of the page, reading at most limit rows,
-// with the extra condition extra ("" for none).
-func (q RequestQuery) sql(limit int, extra string) statement {
-	var where []string
-	var args []any
-	add := func(cond string, vals ...any) {
-		for i := range vals {
-			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)+i+1), 1)
-		}
-		where = append(where, cond)
-		args = append(args, vals...)
-	}
-	if q.AccountID != "" {
-		add("account_id = ?", q.AccountID)
-	}
-	if q.KeyID != "" {
-		add("key_id = ?", q.KeyID)
-	}
-	if q.Model != "" {
-		add("model = ?", q.Model)
-	}
-	if q.RequestedModel != "" {
-		add("requested_model = ?", q.RequestedModel)
-		if q.Model != "" && q.Model != q.RequestedModel {
-			extra = askedFor
-		}
-	}
-	if extra != "" {
-		add(extra)
-	}
-	class := q.StatusClass
-	if q.Status != 0 {
-		if class != 0 && class != q.Status/100 {
-			add("1 = 0")
-		}
-		class = q.Status / 100
-		add("status = ?", q.Status)
-	}
-	if class != 0 {
-		add("status / 100 = ?", class)
-		if class != 2 {
-			add(notOK)
-		}
-	}
-	if !q.Since.IsZero() {
-		add("created_at >= ?", millis(q.Since))
-	}
-	// A cursor within the range is the tighter upper bound: with both,
-	// a planner may seek to Until and filter its way down to the cursor.
-	if !q.Until.IsZero() && (q.After.IsZero() || q.After.Time >= millis(q.Until)) {
-		add("created_at < ?", millis(q.Until))
-	}
-	if !q.After.IsZero() {
-		add("(created_at, id) < (?, ?)", q.After.Time, q.After.ID)
-	}
-	text := `SELECT ` + usageColumns + ` FROM usage_records`
-	if len(where) > 0 {
-		text += ` WHERE ` + strings.Join(where, ` AND `)
-	}
-	args = append(args, limit)
-	return statement{text + ` ORDER BY created_at DESC, id DESC LIMIT $` + strconv.Itoa(len(args)), args}
-}
-
-// readRequests runs the page's statements and returns at most limit
-// records, newest first: the statements' rows are disjoint and each in
-// that order, so they are merged.
-func (s *Store) readRequests(ctx context.Context, q RequestQuery, limit int) ([]meter.Record, error) {
-	var out []meter.Record
-	for i, st := range q.statements(limit) {
-		recs, err := queryRows(ctx, s.db, scanUsage, st.text, st.args...)
-		if err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			out = recs
-			continue
-		}
-		out = mergeNewest(out, recs, limit)
-	}
-	return out, nil
-}
-
-// mergeNewest merges a and b, each newest first (by time, then ID), and
-// keeps the first limit records.
-func mergeNewest(a, b []meter.Record, limit int) []meter.Record {
-	out := make([]meter.Record, 0, min(limit, len(a)+len(b)))
-	for len(out) < limit && (len(a) > 0 || len(b) > 0) {
-		if len(b) == 0 || len(a) > 0 && newer(&a[0], &b[0]) {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
-	}
-	return out
-}
-
-// newer reports whether a comes before b in the request log.
-func newer(a, b *meter.Record) bool {
-	ta, tb := millis(a.Time), millis(b.Time)
-	return ta > tb || ta == tb && a.ID > b.ID
 }
 
 // keyAccount returns the account of key id; "" for a key that is not

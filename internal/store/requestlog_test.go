@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -53,7 +54,8 @@ func requestLedger(t *testing.T, s *store.Store) []meter.Record {
 	return recs
 }
 
-// wantRequests filters and orders recs as the request log must.
+// wantRequests filters and orders recs as the request log must, from
+// q.After on.
 func wantRequests(recs []meter.Record, q store.RequestQuery) []string {
 	var out []meter.Record
 	for _, r := range recs {
@@ -64,7 +66,8 @@ func wantRequests(recs []meter.Record, q store.RequestQuery) []string {
 			(q.StatusClass == 0 || r.Status/100 == q.StatusClass) &&
 			(q.Status == 0 || r.Status == q.Status) &&
 			(q.Since.IsZero() || !r.Time.Before(q.Since)) &&
-			(q.Until.IsZero() || r.Time.Before(q.Until))
+			(q.Until.IsZero() || r.Time.Before(q.Until)) &&
+			(q.After.IsZero() || r.Time.UnixMilli() < q.After.Time || r.Time.UnixMilli() == q.After.Time && r.ID < q.After.ID)
 		if ok {
 			out = append(out, r)
 		}
@@ -160,6 +163,111 @@ func TestRequestsFiltersAndPages(t *testing.T) {
 					}
 				}
 			})
+		}
+	})
+}
+
+// modelLedger writes 600 records of six accounts (none of them in
+// accounts, and one of them "": the ledger keeps records whatever their
+// account), twelve at
+// each time (a minute apart), and returns them. Account acct_0 has most
+// rows, acct_5 uses gpt-4o only in the first 20 minutes and acct_4
+// never; record IDs are not in the order of time or account, so that
+// rows of the same time in different accounts are ordered by ID across
+// them, and an account's newest row is often as old as the last of a
+// page read from others.
+func modelLedger(t *testing.T, s *store.Store) []meter.Record {
+	t.Helper()
+	models := []string{"gpt-4o", "gpt-4o-mini", "claude-3-5-haiku"}
+	statuses := []int{200, 200, 200, 429, 200, 500, 200, 200, 503}
+	var recs []meter.Record
+	for n := range 600 {
+		account := fmt.Sprintf("acct_%d", []int{0, 0, 0, 1, 2, 3, 0, 1, 4, 5, 2}[n%11])
+		if account == "acct_3" {
+			account = ""
+		}
+		model := models[n%3]
+		switch {
+		case account == "acct_4" && model == "gpt-4o", account == "acct_5" && model == "gpt-4o" && n >= 240:
+			model = "gpt-4o-mini"
+		}
+		r := usageRecord(n, account, "key_"+account, model, "2026-11-20", statuses[n%len(statuses)])
+		r.ID = fmt.Sprintf("rec_%03d", n*7%600)
+		r.Time = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC).Add(time.Duration(n/12) * time.Minute)
+		r.RequestedModel = model
+		if n%5 == 1 {
+			r.RequestedModel = "gpt-4o" // answered by another model, or by it
+		}
+		recs = append(recs, r)
+	}
+	if _, err := s.WriteUsage(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// TestRequestsModelAcrossAccounts pages through an operator's filters on
+// a model, which are read one account at a time and merged, in time
+// ranges that some accounts have no rows of the model in, from the start
+// and from cursors, at several page sizes, and compares every row and
+// page with the records filtered and sorted here.
+func TestRequestsModelAcrossAccounts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
+		s := storetest.Open(t, b.URL)
+		recs := modelLedger(t, s)
+		at := func(minutes int) time.Time {
+			return time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC).Add(time.Duration(minutes) * time.Minute)
+		}
+		filters := []store.RequestQuery{
+			{Model: "gpt-4o"},
+			{RequestedModel: "gpt-4o"},
+			{Model: "gpt-4o", RequestedModel: "gpt-4o"},
+			{Model: "gpt-4o-mini", RequestedModel: "gpt-4o"},
+			{Model: "gpt-4o", StatusClass: 2},
+			{Model: "claude-3-5-haiku", StatusClass: 5},
+			{RequestedModel: "gpt-4o", Status: 429},
+			{Model: "o1"},
+		}
+		ranges := []struct {
+			name         string
+			since, until time.Time
+			after        store.Cursor
+		}{
+			{name: "all time"},
+			{name: "since", since: at(23)},
+			{name: "until", until: at(20)},
+			{name: "range", since: at(4), until: at(32)},
+			{name: "range without acct_5", since: at(20), until: at(43)},
+			{name: "empty range", since: at(500), until: at(600)},
+			{name: "cursor", after: store.Cursor{Time: at(29).UnixMilli(), ID: "rec_300"}},
+			{name: "cursor in range", since: at(7), until: at(40), after: store.Cursor{Time: at(33).UnixMilli(), ID: "rec_000"}},
+			{name: "cursor after range", until: at(17), after: store.Cursor{Time: at(30).UnixMilli(), ID: "rec_555"}},
+		}
+		nonEmpty := 0
+		for _, f := range filters {
+			for _, r := range ranges {
+				q := f
+				q.Since, q.Until, q.After = r.since, r.until, r.after
+				want := wantRequests(recs, q)
+				if len(want) > 0 {
+					nonEmpty++
+				}
+				for _, limit := range []int{2, 7, 50} {
+					q.Limit = limit
+					got, sizes := allPages(t, s, q)
+					if diff := gocmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+						t.Errorf("%+v, %s, limit %d: rows (-want +got):\n%s", f, r.name, limit, diff)
+					}
+					for i, n := range sizes[:len(sizes)-1] {
+						if n != limit {
+							t.Errorf("%+v, %s, limit %d: page %d has %d rows", f, r.name, limit, i+1, n)
+						}
+					}
+				}
+			}
+		}
+		if nonEmpty < len(filters)*len(ranges)/2 {
+			t.Errorf("only %d of %d cases select rows", nonEmpty, len(filters)*len(ranges))
 		}
 	})
 }

@@ -21,11 +21,12 @@ type planCase struct {
 }
 
 // planFilter is one filter of the page and the indexes that can drive it
-// within an account (across accounts: the same without "account_"). The
-// model asked is two reads (see RequestQuery.statements): answered by it
-// through the model's index, answered by another through the partial
-// index of the model asked. A 2xx status, the common case, has no index
-// (migration 0009): the account's or the time index, filtering.
+// within an account (across accounts: the same without "account_",
+// except for a model read one account at a time). The model asked is two
+// reads (see RequestQuery.reads): answered by it through the account's
+// model index, answered by another through the partial index of the
+// model asked. A 2xx status, the common case, has no index (migration
+// 0009): the account's or the time index, filtering.
 type planFilter struct {
 	name    string
 	indexes []string
@@ -78,8 +79,9 @@ func planCases() []planCase {
 // newPlanCase builds one case of planCases. Any filter's index may
 // drive the plan (the planner picks the most selective by its
 // statistics): the key's, or the other filters' within the account or,
-// for all accounts, across them; with none, the account's or the time
-// index.
+// for all accounts, across them, and also within each account for a
+// model read one account at a time; with none, the account's or the
+// time index.
 func newPlanCase(account string, set []planFilter, timed, later bool) planCase {
 	c := planCase{q: store.RequestQuery{AccountID: account}}
 	names := []string{"all"}
@@ -89,7 +91,12 @@ func newPlanCase(account string, set []planFilter, timed, later bool) planCase {
 	for _, f := range set {
 		f.set(&c.q)
 		names = append(names, f.name)
+	}
+	for _, f := range set {
 		for _, index := range f.indexes {
+			if perAccount(c.q) {
+				c.indexes = append(c.indexes, index)
+			}
 			if account == "" {
 				index = strings.TrimPrefix(index, "account_")
 			}
@@ -111,6 +118,19 @@ func newPlanCase(account string, set []planFilter, timed, later bool) planCase {
 	return c
 }
 
+// perAccount reports whether q reads the model that answered one
+// account at a time, through the account's model index: across
+// accounts and keys, a filter on the model that answered, or on the
+// model asked alone (its rows that the model answered), as
+// RequestQuery.reads and read.perAccount decide.
+func perAccount(q store.RequestQuery) bool {
+	if q.AccountID != "" || q.KeyID != "" {
+		return false
+	}
+	return q.Model != "" && (q.RequestedModel == "" || q.RequestedModel == q.Model) ||
+		q.Model == "" && q.RequestedModel != ""
+}
+
 // badStep matches a plan step that reads the whole table or sorts.
 var badStep = regexp.MustCompile(`(?i)^(SCAN usage_records$|.*TEMP B-TREE|.*Seq Scan|.*Sort|.*Bitmap)`)
 
@@ -121,7 +141,12 @@ var badStep = regexp.MustCompile(`(?i)^(SCAN usage_records$|.*TEMP B-TREE|.*Seq 
 // PostgreSQL would rather sort the few rows a filter selects in a
 // moderate table, so it plans with sorts and other scans disabled, which
 // still sorts or scans when no index can serve (TestRequestsLargeTable
-// times its own choices at 10 million rows).
+// times its own choices at 10 million rows). Each statement is planned
+// as it is read first and as it is read once a page of rows is merged,
+// which bounds it below by the oldest of them. An operator's filter on
+// the model that answered reads each of the ten accounts (all of which
+// have rows of model-2 in every case's range), after a lookup of the
+// accounts that neither scans nor sorts either.
 func TestRequestsPlans(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
 		s := storetest.Open(t, b.URL)
@@ -130,16 +155,48 @@ func TestRequestsPlans(t *testing.T) {
 		if len(cases) < 40 {
 			t.Fatalf("only %d plan cases", len(cases))
 		}
+		// Rows newer than row 3000, within every case's time range and
+		// before its cursor.
+		floor := store.Cursor{Time: fillTime(3000).UnixMilli(), ID: "rec_0000003000"}
+		split := 0
 		for _, c := range cases {
-			plans, err := store.ExplainRequestsForTest(context.Background(), s, c.q, true)
+			lookups, reads, err := store.ExplainRequestsForTest(context.Background(), s, c.q, floor, true)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
-			for _, plan := range plans {
+			// The model asked, model-asked, never answers: its read per
+			// account finds no account.
+			if perAccount(c.q) && c.q.Model != "" {
+				split++
+				if len(lookups) != 1 || len(reads) != 2*10 {
+					t.Errorf("%s: %d lookups of accounts and %d reads; want 1 and two for each of 10 accounts",
+						c.name, len(lookups), len(reads))
+				}
+			}
+			for _, plan := range slices.Concat(lookups, reads) {
 				checkPlan(t, b.Name, c, plan)
 			}
+			if perAccount(c.q) && c.q.RequestedModel == "" && c.q.StatusClass == 0 && c.q.Status == 0 {
+				checkModelPlans(t, c, lookups, reads)
+			}
+		}
+		if split == 0 {
+			t.Error("no case reads a model one account at a time")
 		}
 	})
+}
+
+// checkModelPlans checks, on both engines, that an operator's filter on
+// the model that answered alone (in a time range or not, from a cursor
+// or not) finds the accounts and reads each through its model index.
+func checkModelPlans(t *testing.T, c planCase, lookups, reads [][]string) {
+	t.Helper()
+	for _, plan := range slices.Concat(lookups, reads) {
+		text := strings.Join(plan, "\n")
+		if !regexp.MustCompile(`usage_records_account_model\b`).MatchString(text) {
+			t.Errorf("%s: plan does not read usage_records_account_model:\n%s", c.name, text)
+		}
+	}
 }
 
 // checkPlan checks one statement's plan of case c on engine.

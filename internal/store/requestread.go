@@ -1,0 +1,265 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/meter"
+)
+
+// Predicates of the partial indexes of migration 0009, which a query
+// names word for word so that SQLite, which does not do algebra on
+// predicates, recognizes that the index applies (PostgreSQL would prove
+// them from the filter's own terms).
+const (
+	notOK    = "status / 100 <> 2"
+	askedFor = "requested_model <> model"
+)
+
+// statement is one SQL statement and its arguments.
+type statement struct {
+	text string
+	args []any
+}
+
+// read is one ordered read of a page: the rows of q that also meet the
+// condition extra ("" for none).
+type read struct {
+	q     RequestQuery
+	extra string
+}
+
+// reads returns the page's reads, whose rows are disjoint: one, or two
+// for a filter on the model asked alone (asked and answered by it,
+// through the account's model index; asked for it and answered by
+// another, through the partial indexes on the model asked, which hold
+// only such rows, as does a filter on both models when they differ).
+func (q RequestQuery) reads() []read {
+	switch {
+	case q.RequestedModel == "":
+		return []read{{q: q}}
+	case q.Model == "":
+		answered := q
+		answered.Model = q.RequestedModel
+		return []read{{q: answered}, {q: q, extra: askedFor}}
+	case q.Model != q.RequestedModel:
+		return []read{{q: q, extra: askedFor}}
+	}
+	return []read{{q: q}}
+}
+
+// perAccount reports whether r is read one account at a time: a model
+// that answered, across accounts and keys, which only the index
+// usage_records_account_model gives in order since migration 0010 (0011
+// on PostgreSQL) dropped the one on the model alone. A key is read
+// through its own index, and a model asked that another answered
+// through its partial index, across accounts.
+func (r read) perAccount() bool {
+	return r.q.AccountID == "" && r.q.KeyID == "" && r.q.Model != "" && r.extra == ""
+}
+
+// part is one statement's worth of a page: a read, or one account's
+// share of a read per account.
+type part struct {
+	read
+	share  bool
+	newest int64 // a share's newest row's time, Unix milliseconds
+}
+
+// parts returns the page's parts, whose rows are disjoint: one per read,
+// or for a read per account (perAccount) one per account that holds
+// rows of its model in its range (accounts, one query run here), the
+// account with the newest such row first. readRequests skips a part
+// whose newest row is older than the limit rows it already has, and
+// reads only rows newer than those from the others, so that a page
+// reads about limit accounts at most, however many used the model, and
+// few rows of each but the first.
+func (s *Store) parts(ctx context.Context, q RequestQuery) ([]part, error) {
+	var out []part
+	for _, r := range q.reads() {
+		if !r.perAccount() {
+			out = append(out, part{read: r})
+			continue
+		}
+		st := r.accounts()
+		accounts, err := queryRows(ctx, s.db, scanNewest, st.text, st.args...)
+		if err != nil {
+			return nil, err
+		}
+		accounts = slices.DeleteFunc(accounts, func(a newest) bool { return !a.time.Valid })
+		slices.SortFunc(accounts, func(a, b newest) int { return cmp.Compare(b.time.Int64, a.time.Int64) })
+		for _, a := range accounts {
+			share := r
+			share.q.AccountID = a.account
+			if a.account == "" {
+				// The ledger takes records of any account, even "",
+				// which as AccountID would mean every account.
+				share.extra = "account_id = ''"
+			}
+			out = append(out, part{read: share, share: true, newest: a.time.Int64})
+		}
+	}
+	return out, nil
+}
+
+// newest is an account and the time of its newest row of a read; NULL
+// when it has none.
+type newest struct {
+	account string
+	time    sql.NullInt64
+}
+
+func scanNewest(row interface{ Scan(...any) error }) (newest, error) {
+	var n newest
+	err := row.Scan(&n.account, &n.time)
+	return n, err
+}
+
+// accounts returns the statement that lists the ledger's accounts
+// (accountsSeen, a seek each) with the time of each one's newest record
+// of r's model in r's time range and before its cursor (NULL for none),
+// read first in usage_records_account_model (a seek each). Found in the
+// ledger itself, the accounts include any since deleted, or never in
+// accounts, whose records the ledger keeps all the same. r's other
+// filters are left to each account's read, which checks them on the
+// rows it reads anyway: here they could scan an account's rows.
+func (r read) accounts() statement {
+	bounds := RequestQuery{Model: r.q.Model, Since: r.q.Since, Until: r.q.Until, After: r.q.After}
+	where, args := bounds.where("", Cursor{})
+	return statement{text: accountsSeen + `
+		SELECT id, (SELECT created_at FROM usage_records WHERE account_id = a.id AND ` + strings.Join(where, ` AND `) + `
+			ORDER BY created_at DESC, id DESC LIMIT 1)
+		FROM accounts_seen a WHERE id IS NOT NULL`, args: args}
+}
+
+// sql returns r's statement, reading at most limit rows, and when floor
+// is not zero only rows newer than it (which come before it in the
+// list). The status class is compared as status / 100, the
+// expression of the index usage_records_account_status; an exact status
+// brings its class, so that it uses that index too, and a class other
+// than 2xx the predicate of that partial index.
+func (r read) sql(limit int, floor Cursor) statement {
+	where, args := r.q.where(r.extra, floor)
+	text := `SELECT ` + usageColumns + ` FROM usage_records`
+	if len(where) > 0 {
+		text += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	args = append(args, limit)
+	return statement{text + ` ORDER BY created_at DESC, id DESC LIMIT $` + strconv.Itoa(len(args)), args}
+}
+
+// where returns the conditions of q's filters, the condition extra (""
+// for none) and, when floor is not zero, rows newer than floor; their
+// parameters numbered from $1, and their arguments.
+func (q RequestQuery) where(extra string, floor Cursor) ([]string, []any) {
+	var where []string
+	var args []any
+	add := func(cond string, vals ...any) {
+		for i := range vals {
+			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)+i+1), 1)
+		}
+		where = append(where, cond)
+		args = append(args, vals...)
+	}
+	if q.AccountID != "" {
+		add("account_id = ?", q.AccountID)
+	}
+	if q.KeyID != "" {
+		add("key_id = ?", q.KeyID)
+	}
+	if q.Model != "" {
+		add("model = ?", q.Model)
+	}
+	if q.RequestedModel != "" {
+		add("requested_model = ?", q.RequestedModel)
+	}
+	if extra != "" {
+		add(extra)
+	}
+	class := q.StatusClass
+	if q.Status != 0 {
+		if class != 0 && class != q.Status/100 {
+			add("1 = 0")
+		}
+		class = q.Status / 100
+		add("status = ?", q.Status)
+	}
+	if class != 0 {
+		add("status / 100 = ?", class)
+		if class != 2 {
+			add(notOK)
+		}
+	}
+	if !q.Since.IsZero() && floor.IsZero() {
+		add("created_at >= ?", millis(q.Since))
+	}
+	// A cursor within the range is the tighter upper bound: with both,
+	// a planner may seek to Until and filter its way down to the cursor.
+	// A floor (a row of the range) is the tighter lower bound, likewise.
+	if !q.Until.IsZero() && (q.After.IsZero() || q.After.Time >= millis(q.Until)) {
+		add("created_at < ?", millis(q.Until))
+	}
+	if !q.After.IsZero() {
+		add("(created_at, id) < (?, ?)", q.After.Time, q.After.ID)
+	}
+	if !floor.IsZero() {
+		add("(created_at, id) > (?, ?)", floor.Time, floor.ID)
+	}
+	return where, args
+}
+
+// readRequests reads the page's parts and returns at most limit
+// records, newest first: the parts' rows are disjoint and each read in
+// that order, so they are merged. Once limit records are merged, the
+// oldest of them is a floor for the accounts' shares of a read per
+// account: one whose rows are all older is skipped, and the others read
+// only rows newer than it, a range of their model index. (Other reads
+// take no floor: a planner that estimates a range narrow may read it
+// through another index and sort it.)
+func (s *Store) readRequests(ctx context.Context, q RequestQuery, limit int) ([]meter.Record, error) {
+	parts, err := s.parts(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []meter.Record
+	for _, p := range parts {
+		var floor Cursor
+		if len(out) == limit && p.share {
+			floor = Cursor{Time: millis(out[limit-1].Time), ID: out[limit-1].ID}
+			if floor.Time > p.newest {
+				continue
+			}
+		}
+		st := p.sql(limit, floor)
+		recs, err := queryRows(ctx, s.db, scanUsage, st.text, st.args...)
+		if err != nil {
+			return nil, err
+		}
+		out = mergeNewest(out, recs, limit)
+	}
+	return out, nil
+}
+
+// mergeNewest merges a and b, each newest first (by time, then ID), and
+// keeps the first limit records.
+func mergeNewest(a, b []meter.Record, limit int) []meter.Record {
+	out := make([]meter.Record, 0, min(limit, len(a)+len(b)))
+	for len(out) < limit && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || len(a) > 0 && newer(&a[0], &b[0]) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+// newer reports whether a comes before b in the request log.
+func newer(a, b *meter.Record) bool {
+	ta, tb := millis(a.Time), millis(b.Time)
+	return ta > tb || ta == tb && a.ID > b.ID
+}
