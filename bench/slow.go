@@ -196,9 +196,9 @@ func slowOne(t slowTarget, n int, up upstream) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fmt.Printf("| %s | %d | %d | %s | %s | %s | %.1f KB | %s | %s | %s |\n", t.name, n, completed.Load(), records,
-		fmtKB(idle), fmtKB(openRSS), float64(openRSS-idle)/float64(n), fmtKB(rssKB(t.pid, "VmHWM:")), openPhase,
-		upAfter.sub(upBefore))
+	allOpen, perStream := openCells(idle, openRSS, n)
+	fmt.Printf("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", t.name, n, completed.Load(), records,
+		fmtKB(idle), allOpen, perStream, fmtKB(rssKB(t.pid, "VmHWM:")), openPhase, upAfter.sub(upBefore))
 	switch {
 	case t.pprof == "":
 		return "", nil
@@ -208,6 +208,17 @@ func slowOne(t slowTarget, n int, up upstream) (string, error) {
 		return fmt.Sprintf("\n%s: no profile: the streams were never all open at once\n", t.name), nil
 	}
 	return memReport(t.name, n, idleMem, openMem), nil
+}
+
+// openCells are the table's "RSS with all open" and "per open stream"
+// from the RSS idle and with all n streams open, in kB; "-" when the
+// streams were never all open at once (openKB 0), rather than a figure
+// that means nothing.
+func openCells(idleKB, openKB int64, n int) (allOpen, perStream string) {
+	if openKB == 0 {
+		return "-", "-"
+	}
+	return fmtKB(openKB), fmt.Sprintf("%.1f KB", float64(openKB-idleKB)/float64(n))
 }
 
 func cmpErr(first, err error) error {
@@ -241,7 +252,7 @@ func sampleOpen(pid, n int, open, completed *atomic.Int64, start time.Time, atOp
 		time.Sleep(100 * time.Millisecond)
 	}
 	if opened == 0 {
-		return 0, fmt.Sprintf("only %d of %d open at once", open.Load(), n)
+		return 0, fmt.Sprintf("only %d of %d open at once: more -words make streams last longer", open.Load(), n)
 	}
 	return best, fmt.Sprintf("%.1fs", opened.Seconds())
 }
