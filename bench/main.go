@@ -40,10 +40,10 @@
 // which protocol each proxy used and over how many connections. It raises
 // the open-files limit the streams need when it may (root with
 // CAP_SYS_RESOURCE), and otherwise runs as many streams as the limit
-// allows and says why. With -profile it also
-// takes heap profiles and goroutine dumps of Switchyard and the bare
-// proxy idle and with all streams open, into DIR, and prints per stream
-// the goroutines, stack and live heap, and the heap the streams hold.
+// allows and says why. With -profile it also takes heap profiles and
+// goroutine dumps of Switchyard and the bare proxy idle and with all
+// streams open, into DIR, and prints per stream the goroutines, stack and
+// live heap, and the heap the streams hold.
 //
 // After all the rounds at a concurrency, the bench checks that each
 // Switchyard with metering on holds exactly one new usage record a request
