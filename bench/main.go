@@ -9,7 +9,7 @@
 //
 //	go run ./bench [-duration 5s] [-rounds 5] [-concurrency 1,16,64] [-latency 0] [-token-delay 0] [-words 12]
 //	               [-prompt-bytes 0] [-base DIR] [-observability] [-profile DIR]
-//	go run ./bench -slow-streams N [-token-delay 1s] [-words 12] [-base DIR] [-profile DIR]
+//	go run ./bench -slow-streams N [-token-delay 1s] [-words 12] [-upstream-tls] [-base DIR] [-profile DIR]
 //
 // The machine drifts during a run (a shared 2-core machine moved the bare
 // proxy's req/s by 10-20% from one measurement to the next), so each
@@ -32,12 +32,18 @@
 // streams whose upstream sends one chunk a -token-delay (1s unless given),
 // through the bare proxy and through Switchyard, and prints each process's
 // resident memory per open stream, checking every stream completed and, for
-// Switchyard, was recorded. It raises the open-files limit the streams
-// need when it may (root with CAP_SYS_RESOURCE), and otherwise runs as
-// many streams as the limit allows and says why. With -profile it also
-// takes heap profiles and goroutine dumps of Switchyard and the bare
-// proxy idle and with all streams open, into DIR, and prints per stream
-// the goroutines, stack and live heap, and the heap the streams hold.
+// Switchyard, was recorded. The upstream speaks plain HTTP/1.1, so that a
+// proxy holds two sockets a stream, unless -upstream-tls: then it serves
+// HTTPS with a certificate made for the run and offers HTTP/2, as real
+// providers do, and the proxies, trusting it through SSL_CERT_FILE,
+// multiplex the streams over a few upstream connections; the table says
+// which protocol each proxy used and over how many connections. It raises
+// the open-files limit the streams need when it may (root with
+// CAP_SYS_RESOURCE), and otherwise runs as many streams as the limit
+// allows and says why. With -profile it also takes heap profiles and
+// goroutine dumps of Switchyard and the bare proxy idle and with all
+// streams open, into DIR, and prints per stream the goroutines, stack and
+// live heap, and the heap the streams hold.
 //
 // After all the rounds at a concurrency, the bench checks that each
 // Switchyard with metering on holds exactly one new usage record a request
@@ -79,7 +85,7 @@ func main() {
 		return
 	}
 	if len(os.Args) > 3 && os.Args[1] == "upstream" {
-		runUpstream(os.Args[2], os.Args[3])
+		runUpstream(os.Args[2:])
 		return
 	}
 	duration := flag.Duration("duration", 5*time.Second, "load duration per target and concurrency, split into the rounds")
@@ -92,14 +98,18 @@ func main() {
 	base := flag.String("base", "", "also run Switchyard built from this source tree, as \"switchyard, base\"")
 	observability := flag.Bool("observability", false, "run Switchyard as shipped, with metrics on, and with metrics and tracing on (every request sampled, spans sent to a local OTLP sink), instead of the usual variants")
 	slowStreams := flag.Int("slow-streams", 0, "open this many concurrent slow streams and report memory per open stream")
+	upstreamTLS := flag.Bool("upstream-tls", false, "with -slow-streams: the upstream serves HTTPS and offers HTTP/2, as real providers do, so that the proxies multiplex the streams over a few upstream connections")
 	profile := flag.String("profile", "", "write CPU, allocs, block and mutex profiles of the \"switchyard\" variant and the bare proxy over each round, merged a concurrency, into this directory, and print their tops")
 	flag.Parse()
 	o := options{duration: *duration, rounds: *rounds, concList: *concList, latency: *latency, tokenDelay: *tokenDelay,
 		words: *words, promptBytes: *promptBytes, base: *base, observability: *observability, slowStreams: *slowStreams,
-		profile: *profile}
+		profile: *profile, upstreamTLS: *upstreamTLS}
 	runner := run
 	if o.slowStreams > 0 {
 		runner = runSlow
+	} else if o.upstreamTLS {
+		fmt.Fprintln(os.Stderr, "bench: -upstream-tls applies to -slow-streams only")
+		os.Exit(2)
 	}
 	if err := runner(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -127,7 +137,7 @@ type options struct {
 	concList, base, profile       string
 	words, promptBytes            int
 	slowStreams, rounds           int
-	observability                 bool
+	observability, upstreamTLS    bool
 }
 
 func run(o options) error {
@@ -162,7 +172,7 @@ func run(o options) error {
 			return err
 		}
 	}
-	proxy, proxyURL, proxyPprof, err := startProfiledProxy(self, up.URL, o.profile != "")
+	proxy, proxyURL, proxyPprof, err := startProfiledProxy(self, up.URL, o.profile != "", nil)
 	if err != nil {
 		return err
 	}
@@ -344,18 +354,15 @@ func runProxy(upstream string, profile bool) {
 	http.Serve(ln, rp)
 }
 
-func startProxy(self, upstream string) (*exec.Cmd, string, error) {
-	return startChild(self, "proxy", upstream)
-}
-
-// startProfiledProxy is startProxy that, when profile is set, has the
-// proxy serve net/http/pprof too and returns its base URL.
-func startProfiledProxy(self, upstream string, profile bool) (*exec.Cmd, string, string, error) {
+// startProfiledProxy starts the bare proxy to upstream, with env added to
+// its environment, and, when profile is set, has it serve net/http/pprof
+// too and returns its base URL.
+func startProfiledProxy(self, upstream string, profile bool, env []string) (*exec.Cmd, string, string, error) {
 	if !profile {
-		cmd, url, err := startProxy(self, upstream)
+		cmd, url, err := startChild(self, env, "proxy", upstream)
 		return cmd, url, "", err
 	}
-	cmd, urls, err := startChild(self, "proxy", upstream, "profile")
+	cmd, urls, err := startChild(self, env, "proxy", upstream, "profile")
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -363,9 +370,13 @@ func startProfiledProxy(self, upstream string, profile bool) (*exec.Cmd, string,
 	return cmd, url, pprofURL, nil
 }
 
-// startChild starts this command with args and reads the URL it prints.
-func startChild(self string, args ...string) (*exec.Cmd, string, error) {
+// startChild starts this command with args, and env added to its
+// environment, and reads the URL it prints.
+func startChild(self string, env []string, args ...string) (*exec.Cmd, string, error) {
 	cmd := exec.Command(self, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stderr = os.Stderr
 	stdin, _ := cmd.StdinPipe()
 	_ = stdin // closed by stop: the proxy exits when stdin closes
@@ -381,10 +392,12 @@ func startChild(self string, args ...string) (*exec.Cmd, string, error) {
 }
 
 // gatewaySpec is a gateway for startGateway to build and start; profile
-// builds it with the benchprofile tag and serves its pprof.
+// builds it with the benchprofile tag and serves its pprof; env is added
+// to its environment.
 type gatewaySpec struct {
 	dir, name, src, upstream, config string
 	profile                          bool
+	env                              []string
 }
 
 // gateway is a started gateway: its process, base URL, API key and, when
@@ -417,6 +430,7 @@ func startGateway(s gatewaySpec) (gateway, error) {
 	}
 	env := append(os.Environ(), "SWITCHYARD_DATABASE_URL="+filepath.Join(dir, name+".db"),
 		"SWITCHYARD_LISTEN=127.0.0.1:0", "OPENAI_BASE_URL="+s.upstream, "OPENAI_API_KEY=test-upstream-key")
+	env = append(env, s.env...)
 	for _, args := range [][]string{{"accounts", "create", "--email", "bench@example.com"}} {
 		c := exec.Command(bin, args...)
 		c.Env, c.Stderr = env, os.Stderr

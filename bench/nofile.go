@@ -8,13 +8,13 @@ import (
 	"syscall"
 )
 
-// Each proxy under the slow-streams measurement holds two sockets a
-// stream (the client's and the upstream's), and some files besides: its
-// listener, the SQLite database and journal, the runtime's epoll.
-const (
-	filesPerStream = 2
-	filesSpare     = 256
-)
+// Each proxy under the slow-streams measurement holds one or two sockets
+// a stream (the client's, and the upstream's over HTTP/1.1), and some
+// files besides: its listener, the SQLite database and journal, the
+// runtime's epoll, and the upstream connections HTTP/2 multiplexes the
+// streams over (a few dozen for 10,000 streams, at the 250 streams a
+// connection a Go server allows).
+const filesSpare = 256
 
 // rlimits is the process's view of RLIMIT_NOFILE; tests replace it.
 type rlimits struct {
@@ -45,13 +45,14 @@ func systemRlimits() rlimits {
 }
 
 // openFiles raises the open-files limit of this process, and so of the
-// processes it starts, far enough for n slow streams: the soft limit to
+// processes it starts, far enough for n slow streams of perStream files
+// each in a proxy: the soft limit to
 // the hard one, and the hard one too when it is short and the process may
 // raise it (root with CAP_SYS_RESOURCE, up to fs.nr_open). It returns the
 // number of streams that fit, n unless the limit could not be raised
 // enough, and then why, for the output.
-func openFiles(n int, rl rlimits) (fits int, why string, err error) {
-	want := uint64(filesPerStream*n + filesSpare)
+func openFiles(n, perStream int, rl rlimits) (fits int, why string, err error) {
+	want := uint64(perStream*n + filesSpare)
 	l, err := rl.get()
 	if err != nil {
 		return 0, "", fmt.Errorf("open-files limit: %w", err)
@@ -81,13 +82,14 @@ func openFiles(n int, rl rlimits) (fits int, why string, err error) {
 	}
 	fits = 0
 	if l.Max > filesSpare {
-		fits = int((l.Max - filesSpare) / filesPerStream)
+		fits = int((l.Max - filesSpare) / uint64(perStream))
 	}
 	if fits < 1 {
 		return 0, "", fmt.Errorf("%d open files allow no stream: %s", l.Max, why)
 	}
-	return fits, fmt.Sprintf("capped at %d streams instead of %d: a proxy holds %d files a stream plus up to %d others, and %s",
-		fits, n, filesPerStream, filesSpare, why), nil
+	files := map[bool]string{false: "files", true: "file"}[perStream == 1]
+	return fits, fmt.Sprintf("capped at %d streams instead of %d: a proxy holds %d %s a stream plus up to %d others, and %s",
+		fits, n, perStream, files, filesSpare, why), nil
 }
 
 // capSysResource is the bit of CAP_SYS_RESOURCE in /proc/PID/status's

@@ -39,26 +39,33 @@ func TestOpenFiles(t *testing.T) {
 		cur, max   uint64
 		privileged bool
 		nrOpen     uint64
-		n          int
+		n, files   int // streams asked for, files a stream
 		wantN      int
 		wantLimit  syscall.Rlimit // the limits in force after
 		wantWhy    []string       // in the note; none: no note
 	}{
-		{name: "hard limit enough", cur: 1024, max: 20000, n: 9800, wantN: 9800,
+		{name: "hard limit enough", cur: 1024, max: 20000, n: 9800, files: 2, wantN: 9800,
 			wantLimit: syscall.Rlimit{Cur: 20000, Max: 20000}},
-		{name: "raised as root", cur: 1024, max: 20000, privileged: true, nrOpen: 1 << 20, n: 10000, wantN: 10000,
+		{name: "raised as root", cur: 1024, max: 20000, privileged: true, nrOpen: 1 << 20, n: 10000, files: 2, wantN: 10000,
 			wantLimit: syscall.Rlimit{Cur: 20256, Max: 20256}},
-		{name: "raise refused", cur: 1024, max: 20000, nrOpen: 1 << 20, n: 10000, wantN: 9872,
+		{name: "raise refused", cur: 1024, max: 20000, nrOpen: 1 << 20, n: 10000, files: 2, wantN: 9872,
 			wantLimit: syscall.Rlimit{Cur: 20000, Max: 20000},
 			wantWhy:   []string{"capped at 9872 streams instead of 10000", "hard open-files limit is 20000", "no CAP_SYS_RESOURCE"}},
-		{name: "over fs.nr_open", cur: 1024, max: 20000, privileged: true, nrOpen: 30000, n: 20000, wantN: 14872,
+		{name: "over fs.nr_open", cur: 1024, max: 20000, privileged: true, nrOpen: 30000, n: 20000, files: 2, wantN: 14872,
 			wantLimit: syscall.Rlimit{Cur: 30000, Max: 30000},
 			wantWhy:   []string{"capped at 14872 streams instead of 20000", "more than 30000 open files (fs.nr_open)"}},
+		// Upstream streams multiplexed over HTTP/2: 10,000 fit under the
+		// hard limit that caps HTTP/1.1 at 9872.
+		{name: "one file a stream", cur: 1024, max: 20000, nrOpen: 1 << 20, n: 10000, files: 1, wantN: 10000,
+			wantLimit: syscall.Rlimit{Cur: 20000, Max: 20000}},
+		{name: "one file a stream, raise refused", cur: 1024, max: 20000, nrOpen: 1 << 20, n: 30000, files: 1, wantN: 19744,
+			wantLimit: syscall.Rlimit{Cur: 20000, Max: 20000},
+			wantWhy:   []string{"capped at 19744 streams instead of 30000", "holds 1 file a stream"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeLimits{l: syscall.Rlimit{Cur: tt.cur, Max: tt.max}, privileged: tt.privileged, nrOpen: tt.nrOpen}
-			n, why, err := openFiles(tt.n, f.rlimits())
+			n, why, err := openFiles(tt.n, tt.files, f.rlimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +88,7 @@ func TestOpenFiles(t *testing.T) {
 // fails the run rather than measuring nothing.
 func TestOpenFilesTooFew(t *testing.T) {
 	f := &fakeLimits{l: syscall.Rlimit{Cur: 200, Max: 256}}
-	if n, _, err := openFiles(10, f.rlimits()); err == nil {
+	if n, _, err := openFiles(10, 2, f.rlimits()); err == nil {
 		t.Errorf("openFiles with 256 files = %d streams, want an error", n)
 	}
 }
@@ -116,11 +123,11 @@ func TestOpenFilesSystem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := int((l.Max - filesSpare) / filesPerStream)
+	n := int((l.Max - filesSpare) / 2)
 	if l.Max > 1<<20 {
 		n = 1000
 	}
-	got, why, err := openFiles(n, rl)
+	got, why, err := openFiles(n, 2, rl)
 	if err != nil || got != n || why != "" {
 		t.Fatalf("openFiles(%d) = %d, %q, %v", n, got, why, err)
 	}

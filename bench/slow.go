@@ -17,8 +17,6 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // reads the gateway's usage records
-
-	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
 )
 
 // slowTarget is a proxy under the slow-streams measurement; db is the
@@ -36,7 +34,11 @@ type slowTarget struct {
 // after the other, and prints the resident memory each process holds per
 // open stream.
 func runSlow(o options) error {
-	n, capped, err := openFiles(o.slowStreams, systemRlimits())
+	perStream := 2 // the client's socket and the upstream's
+	if o.upstreamTLS {
+		perStream = 1 // the client's: the upstream's are shared
+	}
+	n, capped, err := openFiles(o.slowStreams, perStream, systemRlimits())
 	if err != nil {
 		return err
 	}
@@ -56,20 +58,17 @@ func runSlow(o options) error {
 	if err != nil {
 		return err
 	}
-	// The upstream runs in a process of its own, so that this one holds
-	// only the client side of the streams.
-	upCmd, upURL, err := startChild(self, "upstream", delay.String(), strconv.Itoa(o.words))
+	up, upCmd, err := startUpstream(self, dir, delay, o.words, o.upstreamTLS)
 	if err != nil {
 		return err
 	}
 	defer stop(upCmd)
-	up := struct{ URL string }{upURL}
 	if o.profile != "" {
 		if err := os.MkdirAll(o.profile, 0o755); err != nil {
 			return err
 		}
 	}
-	proxy, proxyURL, proxyPprof, err := startProfiledProxy(self, up.URL, o.profile != "")
+	proxy, proxyURL, proxyPprof, err := startProfiledProxy(self, up.url, o.profile != "", up.env)
 	if err != nil {
 		return err
 	}
@@ -83,7 +82,7 @@ func runSlow(o options) error {
 	for i, s := range srcs {
 		name := fmt.Sprintf("gw%d", i)
 		profiled := o.profile != "" && i == 0
-		g, err := startGateway(gatewaySpec{dir: dir, name: name, src: s[1], upstream: up.URL, profile: profiled})
+		g, err := startGateway(gatewaySpec{dir: dir, name: name, src: s[1], upstream: up.url, profile: profiled, env: up.env})
 		if err != nil {
 			return err
 		}
@@ -94,9 +93,13 @@ func runSlow(o options) error {
 		}
 		targets = append(targets, t)
 	}
-	fmt.Printf("# go run ./bench -slow-streams %d -token-delay %s -words %d -base %q -profile %q\n\n", o.slowStreams, delay, o.words, o.base, o.profile)
-	fmt.Printf("upstream: fake OpenAI, %d words a stream (one chunk each, plus role, finish and usage chunks), %s between chunks; cores: %d\n\n",
-		o.words, delay, runtimeCPUs())
+	tlsFlag, how := "", "plain HTTP/1.1"
+	if o.upstreamTLS {
+		tlsFlag, how = " -upstream-tls", "HTTPS offering HTTP/2 (and HTTP/1.1), its certificate trusted through SSL_CERT_FILE"
+	}
+	fmt.Printf("# go run ./bench -slow-streams %d -token-delay %s -words %d%s -base %q -profile %q\n\n", o.slowStreams, delay, o.words, tlsFlag, o.base, o.profile)
+	fmt.Printf("upstream: fake OpenAI over %s, %d words a stream (one chunk each, plus role, finish and usage chunks), %s between chunks; cores: %d\n\n",
+		how, o.words, delay, runtimeCPUs())
 	if capped != "" {
 		fmt.Printf("note: %s\n\n", capped)
 	}
@@ -104,11 +107,11 @@ func runSlow(o options) error {
 		fmt.Printf("note: the profiled processes (%s, %s) sample allocations every 4 KiB, which costs memory of its own, and are collected when the profiles are taken\n\n",
 			targets[0].name, targets[1].name)
 	}
-	fmt.Println("| target | streams | completed | usage records | RSS idle | RSS with all open | per open stream | peak RSS (VmHWM) | open phase |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| target | streams | completed | usage records | RSS idle | RSS with all open | per open stream | peak RSS (VmHWM) | open phase | upstream, as it saw the target |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	var reports []string
 	for _, t := range targets {
-		report, err := slowOne(t, n)
+		report, err := slowOne(t, n, up)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
@@ -120,7 +123,11 @@ func runSlow(o options) error {
 
 // slowOne measures one target and prints its table row; for a profiled
 // target it returns the account of where the memory went.
-func slowOne(t slowTarget, n int) (string, error) {
+func slowOne(t slowTarget, n int, up upstream) (string, error) {
+	upBefore, err := up.stats()
+	if err != nil {
+		return "", err
+	}
 	body := `{"model":"gpt-5.4-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Say hello"}]}`
 	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConns: n, MaxIdleConnsPerHost: n, DisableCompression: true}
 	client := &http.Client{Transport: tr}
@@ -185,8 +192,13 @@ func slowOne(t slowTarget, n int) (string, error) {
 	if t.db != "" {
 		records = strconv.FormatInt(after-before, 10)
 	}
-	fmt.Printf("| %s | %d | %d | %s | %s | %s | %.1f KB | %s | %s |\n", t.name, n, completed.Load(), records,
-		fmtKB(idle), fmtKB(openRSS), float64(openRSS-idle)/float64(n), fmtKB(rssKB(t.pid, "VmHWM:")), openPhase)
+	upAfter, err := up.stats()
+	if err != nil {
+		return "", err
+	}
+	allOpen, perStream := openCells(idle, openRSS, n)
+	fmt.Printf("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", t.name, n, completed.Load(), records,
+		fmtKB(idle), allOpen, perStream, fmtKB(rssKB(t.pid, "VmHWM:")), openPhase, upAfter.sub(upBefore))
 	switch {
 	case t.pprof == "":
 		return "", nil
@@ -196,6 +208,17 @@ func slowOne(t slowTarget, n int) (string, error) {
 		return fmt.Sprintf("\n%s: no profile: the streams were never all open at once\n", t.name), nil
 	}
 	return memReport(t.name, n, idleMem, openMem), nil
+}
+
+// openCells are the table's "RSS with all open" and "per open stream"
+// from the RSS idle and with all n streams open, in kB; "-" when the
+// streams were never all open at once (openKB 0), rather than a figure
+// that means nothing.
+func openCells(idleKB, openKB int64, n int) (allOpen, perStream string) {
+	if openKB == 0 {
+		return "-", "-"
+	}
+	return fmtKB(openKB), fmt.Sprintf("%.1f KB", float64(openKB-idleKB)/float64(n))
 }
 
 func cmpErr(first, err error) error {
@@ -229,7 +252,7 @@ func sampleOpen(pid, n int, open, completed *atomic.Int64, start time.Time, atOp
 		time.Sleep(100 * time.Millisecond)
 	}
 	if opened == 0 {
-		return 0, fmt.Sprintf("only %d of %d open at once", open.Load(), n)
+		return 0, fmt.Sprintf("only %d of %d open at once: more -words make streams last longer", open.Load(), n)
 	}
 	return best, fmt.Sprintf("%.1fs", opened.Seconds())
 }
@@ -293,23 +316,6 @@ func waitRecords(db string, stream bool, want int64) (int64, error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// runUpstream is the fake OpenAI upstream as a process of its own:
-// bench upstream DELAY WORDS.
-func runUpstream(delay, words string) {
-	d, err := time.ParseDuration(delay)
-	if err != nil {
-		panic(err)
-	}
-	w, err := strconv.Atoi(words)
-	if err != nil {
-		panic(err)
-	}
-	up := fakeopenai.Start(fakeopenai.Options{TokenDelay: d, Words: w})
-	defer up.Close()
-	fmt.Println(up.URL)
-	io.Copy(io.Discard, os.Stdin) // exits when stdin closes
 }
 
 // rssKB reads a /proc/PID/status field in kB (VmRSS:, VmHWM:).

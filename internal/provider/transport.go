@@ -25,10 +25,18 @@ const DefaultConnectTimeout = 10 * time.Second
 // body of up to about 3.5 KB (most chat requests) go out in one write: at
 // 1 KiB, any body over about 700 bytes cost a second write per call, a
 // system call on every request to save 3 KiB per open stream. Both at
-// 1 KiB would save 6.5 KB of the 65 KB an open stream costs (issue 18;
-// BenchmarkOpenStream in bench measures net/http's part). All of this is
-// HTTP/1.1's: over HTTP/2 (TLS upstreams that offer it) the buffers are
-// per connection, shared by the streams it carries.
+// 1 KiB save 6.6 KB of the 65.5 KB an open stream costs through an
+// HTTP/1.1 upstream (the write buffer alone 2.5 KB; go run ./bench
+// -slow-streams 2000 -words 20 -base TREE, TREE at 1 KiB) and cost a small
+// answer behind OpenAI's 1.2 KB of headers three reads instead of one, a
+// 100 KB answer three instead of two (its body goes around the buffer;
+// BenchmarkTransportCalls in bench counts them). A transport of its own
+// for streams would save the memory only on HTTP/1.1 upstreams, at the
+// price of a second connection pool and a fast stream's reads. All of
+// this is HTTP/1.1's: over HTTP/2 (TLS upstreams that offer it) the
+// buffers are per connection, shared by the streams it carries (go run
+// ./bench -slow-streams 10000 -upstream-tls: 40 connections);
+// BenchmarkOpenStream in bench measures net/http's part of an open stream.
 func NewTransport(connect time.Duration) *http.Transport {
 	if connect <= 0 {
 		connect = DefaultConnectTimeout
