@@ -329,10 +329,18 @@ func (a *App) buildMetering() error {
 	if a.metrics != nil {
 		sink = timedSink{sink, a.metrics}
 	}
+	// PostgreSQL takes two batches at once, on two connections: one's
+	// rows are copied while the other's commit waits on the disk. SQLite
+	// has a single writer.
+	writers := 1
+	if a.store.Dialect() == "postgres" {
+		writers = 2
+	}
 	m, err := meter.New(sink, meter.Options{
 		Dir:           cfg.JournalDir(),
 		QueueSize:     cfg.Metering.QueueSize,
 		BatchSize:     cfg.Metering.BatchSize,
+		Writers:       writers,
 		FlushInterval: cfg.Metering.FlushInterval,
 		MemoryLimit:   cfg.Metering.MemoryLimit,
 		Spend:         a.spend,

@@ -20,6 +20,13 @@ type Options struct {
 	QueueSize int
 	// BatchSize is the most records written in one transaction. Default 500.
 	BatchSize int
+	// Writers is how many batches are written at once when that many are
+	// pending, each by its own WriteUsage call (on PostgreSQL, its own
+	// connection and transaction), so that one batch's rows are copied
+	// while another's commit waits on the disk, and the database uses
+	// more than one core. The sink must take concurrent writes. Default
+	// 1: a batch at a time, as SQLite, which has a single writer, needs.
+	Writers int
 	// FlushInterval is the longest a record waits for a batch. Default 100ms.
 	FlushInterval time.Duration
 	// MemoryLimit is how many records the writer holds in memory while the
@@ -47,6 +54,7 @@ type Spender interface {
 func (o *Options) defaults() {
 	setDefault(&o.QueueSize, 65536)
 	setDefault(&o.BatchSize, 500)
+	setDefault(&o.Writers, 1)
 	setDefault(&o.FlushInterval, 100*time.Millisecond)
 	setDefault(&o.MemoryLimit, 100000)
 	setDefault(&o.SegmentBytes, 4<<20)

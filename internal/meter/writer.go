@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 )
 
@@ -14,22 +15,26 @@ const (
 	maxRetry = 5 * time.Second
 )
 
-// writer is Run's state; only Run's goroutine touches it.
+// writer is Run's state; only Run's goroutine touches it, but for the
+// record buffer of each batch a round writes on a goroutine of its own.
 type writer struct {
 	m       *Meter
 	pending []item
-	spare   []item   // the queue's last slice, emptied, for reuse
-	recs    []Record // the batch given to the sink, reused
+	spare   []item     // the queue's last slice, emptied, for reuse
+	recs    [][]Record // the batches given to the sink, one per writer, reused
+	errs    []error    // the outcomes of a round's batches, one per writer
 	retryAt time.Time
 	backoff time.Duration
 }
 
-// Run writes queued records in batches until ctx ends, then drains the
-// queue and writes what it can within DrainTimeout; whatever is left stays
-// in the journal for the next start. Call it once; Record must not be
-// called after ctx ends and Run has returned.
+// Run writes queued records in batches, up to Writers of them at once,
+// until ctx ends, then drains the queue and writes what it can within
+// DrainTimeout; whatever is left stays in the journal for the next start.
+// Journal segments marked for replay are read back one batch at a time.
+// Call it once; Record must not be called after ctx ends and Run has
+// returned.
 func (m *Meter) Run(ctx context.Context) {
-	w := &writer{m: m}
+	w := &writer{m: m, recs: make([][]Record, m.opt.Writers), errs: make([]error, m.opt.Writers)}
 	t := time.NewTicker(m.opt.FlushInterval)
 	defer t.Stop()
 	for {
@@ -123,12 +128,13 @@ func (w *writer) flush(ctx context.Context) {
 	}
 }
 
-// writePending writes the pending records in batches until one fails,
-// and drops those written from pending, keeping its array. The drop is
-// deferred so that it happens when a later batch panics too: a written
-// batch left pending would be written again and its records counted
-// twice as committed in their segment, which could then be deleted while
-// later records of it are only in memory.
+// writePending writes the pending records in rounds of up to Writers
+// batches (writeRound) until one fails, and drops those written from
+// pending, keeping its array. The drop is deferred so that it happens
+// when a later round panics too: a written batch left pending would be
+// written again and its records counted twice as committed in their
+// segment, which could then be deleted while later records of it are
+// only in memory.
 func (w *writer) writePending(ctx context.Context) (sent int, err error) {
 	defer func() {
 		left := copy(w.pending, w.pending[sent:])
@@ -136,28 +142,73 @@ func (w *writer) writePending(ctx context.Context) (sent int, err error) {
 		w.pending = w.pending[:left]
 	}()
 	for sent < len(w.pending) {
-		n := min(len(w.pending)-sent, w.m.opt.BatchSize)
-		if err = w.writeBatch(ctx, w.pending[sent:sent+n]); err != nil {
+		var n int
+		n, err = w.writeRound(ctx, w.pending[sent:])
+		sent += n
+		if err != nil {
 			return sent, err
 		}
-		sent += n
 	}
 	return sent, nil
 }
 
-// writeBatch writes items, the sink given copies of their records, and
-// notes their segments' records as committed.
-func (w *writer) writeBatch(ctx context.Context, items []item) error {
-	recs := w.recs[:0]
+// writeRound writes the first Writers batches of items at once, each on
+// a goroutine of its own (a single batch on Run's), waits for all of
+// them, and notes the records of those before the first that failed as
+// committed in their segments; it returns how many items those hold, a
+// prefix of items. A batch written after a failed one stays pending and
+// is written again with it. That is harmless: writes are idempotent (the
+// second finds its records stored and counts none as new), and its
+// records are noted as committed once, when they leave pending, so a
+// segment is never deleted on a count that includes pending records.
+func (w *writer) writeRound(ctx context.Context, items []item) (int, error) {
+	size := w.m.opt.BatchSize
+	batch := func(i int) []item { return items[i*size : min((i+1)*size, len(items))] }
+	k := min(w.m.opt.Writers, (len(items)+size-1)/size)
+	errs := w.errs[:k]
+	if k == 1 {
+		errs[0] = w.send(ctx, 0, batch(0))
+	} else {
+		var wg sync.WaitGroup
+		for i := range k {
+			wg.Go(func() { errs[i] = w.send(ctx, i, batch(i)) })
+		}
+		wg.Wait()
+	}
+	done := 0
+	for i, err := range errs {
+		if err != nil {
+			return done, err
+		}
+		w.committed(batch(i))
+		done += len(batch(i))
+	}
+	return done, nil
+}
+
+// send gives the sink copies of the records of items, in the round's
+// ith record buffer. A panic in the sink fails this batch alone, as an
+// error, so that the round's other batches are waited for.
+func (w *writer) send(ctx context.Context, i int, items []item) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.m.opt.Log.Error("usage writer panic", "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("usage sink panic: %v", p)
+		}
+	}()
+	recs := w.recs[i][:0]
 	for _, it := range items {
 		recs = append(recs, *it.rec)
 	}
-	_, err := w.m.write(ctx, recs)
+	_, err = w.m.write(ctx, recs)
 	clear(recs)
-	w.recs = recs[:0]
-	if err != nil {
-		return err
-	}
+	w.recs[i] = recs[:0]
+	return err
+}
+
+// committed notes the records of items, just written, as committed in
+// their segments.
+func (w *writer) committed(items []item) {
 	var seg *segment
 	var n int64
 	for _, it := range items {
@@ -172,7 +223,6 @@ func (w *writer) writeBatch(ctx context.Context, items []item) error {
 	if seg != nil {
 		w.m.j.commit(seg, n)
 	}
-	return nil
 }
 
 // failed notes a sink failure and schedules the next try.

@@ -73,6 +73,24 @@ func totals(recs []meter.Record) store.UsageRow {
 	return r
 }
 
+// totalsByModel sums recs for each of models, in that order, as
+// UsageSummary would by model.
+func totalsByModel(recs []meter.Record, models []string) []store.UsageRow {
+	var out []store.UsageRow
+	for _, m := range models {
+		var of []meter.Record
+		for _, r := range recs {
+			if r.Model == m {
+				of = append(of, r)
+			}
+		}
+		row := totals(of)
+		row.Model = m
+		out = append(out, row)
+	}
+	return out
+}
+
 func summary(t *testing.T, s *store.Store, q store.UsageQuery) []store.UsageRow {
 	t.Helper()
 	rows, err := s.UsageSummary(context.Background(), q)
@@ -188,18 +206,7 @@ func TestWriteUsageConcurrently(t *testing.T) {
 		if n, _ := s.CountUsage(ctx, "acct_a"); n != int64(len(all)) {
 			t.Errorf("CountUsage = %d, want %d", n, len(all))
 		}
-		var want []store.UsageRow
-		for _, m := range models {
-			var of []meter.Record
-			for _, r := range all {
-				if r.Model == m {
-					of = append(of, r)
-				}
-			}
-			row := totals(of)
-			row.Model = m
-			want = append(want, row)
-		}
+		want := totalsByModel(all, models)
 		if diff := cmp.Diff(want, summary(t, s, store.UsageQuery{AccountID: "acct_a", By: "model"})); diff != "" {
 			t.Errorf("rollup (-want +got):\n%s", diff)
 		}

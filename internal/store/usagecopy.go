@@ -103,7 +103,7 @@ func (s *Store) writeUsageCopy(ctx context.Context, recs []*meter.Record) (int, 
 // in one transaction.
 func copyUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) error {
 	return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-		if err := copyRecords(ctx, tx, pgx.Identifier{"usage_records"}, recs); err != nil {
+		if err := copyRecords(ctx, tx, "usage_records", recs); err != nil {
 			return err
 		}
 		return addDaily(ctx, tx, rollup(recs))
@@ -147,7 +147,7 @@ func stageUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) (int, er
 		if _, err := tx.Exec(ctx, usageStage); err != nil {
 			return fmt.Errorf("create staging table: %w", err)
 		}
-		if err := copyRecords(ctx, tx, pgx.Identifier{"pg_temp", "usage_stage"}, recs); err != nil {
+		if err := copyRecords(ctx, tx, "pg_temp.usage_stage", recs); err != nil {
 			return err
 		}
 		if err := tx.QueryRow(ctx, usageFromStage).Scan(&n); err != nil {
@@ -159,25 +159,19 @@ func stageUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) (int, er
 }
 
 // copyRecords copies recs into table (usage_records or the staging
-// table, which has its columns) with pgx's binary COPY, one row slice
-// reused for every record: pgx encodes a row before it asks for the next.
-func copyRecords(ctx context.Context, tx pgx.Tx, table pgx.Identifier, recs []*meter.Record) error {
-	row := make([]any, 0, len(usageColumnNames))
-	i := 0
-	n, err := tx.CopyFrom(ctx, table, usageColumnNames, pgx.CopyFromFunc(func() ([]any, error) {
-		if i == len(recs) {
-			return nil, nil
-		}
-		row = appendUsageArgs(row[:0], recs[i])
-		i++
-		return row, nil
-	}))
+// table, which has its columns) by binary COPY, encoded by copyRows.
+func copyRecords(ctx context.Context, tx pgx.Tx, table string, recs []*meter.Record) error {
+	if err := checkCopyRows(recs); err != nil {
+		return fmt.Errorf("copy records: %w", err)
+	}
+	tag, err := tx.Conn().PgConn().CopyFrom(ctx, &copyRows{recs: recs},
+		`COPY `+table+` (`+usageColumns+`) FROM STDIN (FORMAT binary)`)
 	if err != nil {
 		return fmt.Errorf("copy records: %w", err)
 	}
 	// The fast path rolls up every record it copied: a row the server
 	// did not store (a trigger could skip one) must fail the batch.
-	if n != int64(len(recs)) {
+	if n := tag.RowsAffected(); n != int64(len(recs)) {
 		return fmt.Errorf("copy records: %d of %d rows stored", n, len(recs))
 	}
 	return nil
