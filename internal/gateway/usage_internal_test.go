@@ -72,3 +72,17 @@ type nopRecorder struct{}
 
 func (nopRecorder) Record(*meter.Record)   {}
 func (nopRecorder) Progress(*meter.Record) {}
+
+// TestChunkAfterFinish: once the record is handed to the meter, which
+// keeps it until it is written, a chunk changes nothing in it and
+// journals no progress (whose line would keep its journal segment open).
+func TestChunkAfterFinish(t *testing.T) {
+	log := &progressLog{}
+	x := streamExchange(log)
+	x.finish(Outcome{Status: http.StatusOK}, provider.Usage{PromptTokens: 7, CompletionTokens: 3})
+	before := x.rec
+	x.chunk()
+	if len(log.progress) != 0 || x.rec != before {
+		t.Errorf("after finish a chunk journaled %d progress lines and changed the record\n%+v\nto\n%+v", len(log.progress), before, x.rec)
+	}
+}
