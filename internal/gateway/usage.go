@@ -44,10 +44,10 @@ type exchange struct {
 
 	// A stream's progress: chunks sent, the prompt's size guessed from
 	// the body (counting it would be too slow here), and when it was last
-	// journaled.
+	// journaled, as the time since the request arrived.
 	chunks     int64
 	prompt     int64
-	progressAt time.Time
+	progressAt time.Duration
 
 	// resp or stream is the answer written, whose usage is recorded;
 	// end is record, bound once.
@@ -135,22 +135,31 @@ var idChars = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding
 // time to first chunk; it and then one every progressInterval journal the
 // stream's progress before the chunk goes out, so that a stream a client
 // has seen is recorded even if the process dies under it.
+//
+// The progress is the exchange's own record, filled as if the stream
+// ended here: finish fills every field that fill sets again, and nothing
+// reads them in between. A copy would be handed to the Recorder, an
+// interface, and so escape: an allocation on every stream. One clock
+// reading serves the time to first chunk, the interval and the latency.
 func (x *exchange) chunk() {
 	x.chunks++
 	first := x.rec.TTFT == 0
-	if first {
-		x.rec.TTFT = max(time.Since(x.rec.Time), time.Nanosecond)
+	if x.done || !first && x.g.opt.Meter == nil {
+		return // x.done: the record is the meter's now, not to be changed
 	}
-	if x.g.opt.Meter == nil || !first && time.Since(x.progressAt) < progressInterval {
+	since := time.Since(x.rec.Time)
+	if first {
+		x.rec.TTFT = max(since, time.Nanosecond)
+	}
+	if x.g.opt.Meter == nil || !first && since-x.progressAt < progressInterval {
 		return
 	}
-	x.progressAt = time.Now()
+	x.progressAt = since
 	// The record of a stream cut here: status 200 sent, not complete,
 	// a chunk counted as a token, the prompt guessed.
-	p := x.rec
-	x.fill(&p, Outcome{Status: http.StatusOK, Cancelled: true},
-		provider.Usage{PromptTokens: int(x.prompt), CompletionTokens: int(x.chunks), Estimated: true})
-	x.g.opt.Meter.Progress(&p)
+	x.fill(&x.rec, Outcome{Status: http.StatusOK, Cancelled: true},
+		provider.Usage{PromptTokens: int(x.prompt), CompletionTokens: int(x.chunks), Estimated: true}, since)
+	x.g.opt.Meter.Progress(&x.rec)
 }
 
 // record is the end function of the exchange's Writer calls: it records
@@ -174,7 +183,7 @@ func (x *exchange) finish(o Outcome, us provider.Usage) {
 	}
 	x.done = true
 	x.access.Status, x.access.ErrorType = o.Status, o.ErrType
-	x.fill(&x.rec, o, us)
+	x.fill(&x.rec, o, us, time.Since(x.rec.Time))
 	x.spans.finish(us)
 	if x.g.opt.Meter != nil {
 		sp := x.spans.meter()
@@ -186,8 +195,9 @@ func (x *exchange) finish(o Outcome, us provider.Usage) {
 	}
 }
 
-// fill completes r with its outcome, usage, prices and cost.
-func (x *exchange) fill(r *meter.Record, o Outcome, us provider.Usage) {
+// fill completes r with its outcome, usage, prices and cost, and its
+// latency, the time since the request arrived.
+func (x *exchange) fill(r *meter.Record, o Outcome, us provider.Usage, latency time.Duration) {
 	r.Status, r.ErrorType, r.Cancelled = o.Status, o.ErrType, o.Cancelled
 	r.PromptTokens, r.CompletionTokens = int64(us.PromptTokens), int64(us.CompletionTokens)
 	r.TotalTokens, r.CachedTokens, r.Estimated = int64(us.TotalTokens), int64(us.CachedTokens), us.Estimated
@@ -199,7 +209,7 @@ func (x *exchange) fill(r *meter.Record, o Outcome, us provider.Usage) {
 	prices := x.model.PricesFor(r.PromptTokens)
 	r.InputPrice, r.CachedPrice, r.OutputPrice = int64(prices.Input), int64(prices.Cached), int64(prices.Output)
 	r.Cost = r.Price()
-	r.Latency = time.Since(r.Time)
+	r.Latency = latency
 }
 
 // abandon records a request whose handler ended without finishing its

@@ -1,11 +1,15 @@
 package meter
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchyard-gw/switchyard/internal/jsonenc"
 )
 
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
@@ -24,6 +28,104 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		json.Unmarshal(ref, &want)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%q: (-encoding/json +appendJSON)\n%s", s, diff)
+		}
+	}
+}
+
+// TestAppendJSONIsEncodingJSON: with strings that need no escaping,
+// a line is encoding/json's own encoding of the record, byte for byte:
+// the same fields in the same order, the zero ones tagged omitempty left
+// out.
+func TestAppendJSONIsEncodingJSON(t *testing.T) {
+	at := time.Date(2026, 11, 26, 11, 16, 3, 123456789, time.FixedZone("X", -5*3600))
+	for _, r := range []Record{
+		{},
+		{ID: "usg_1", RequestID: "req_1", Time: at, AccountID: "acct_a", KeyID: "key_a", Endpoint: "chat.completions",
+			Model: "gpt-4o-mini", Provider: "openai", UpstreamModel: "gpt-4o-mini-2024-07-18", PromptTokens: 12,
+			CompletionTokens: 3, TotalTokens: 15, InputPrice: 150_000, CachedPrice: 75_000, OutputPrice: 600_000,
+			PriceVersion: "2026-11-01", Cost: 3_600_000, Latency: 812345, Status: 200},
+		{ID: "usg_2", Time: at.UTC(), RequestedModel: "fast", Deployment: "openai/gpt", Attempts: 2, CachedTokens: -1,
+			Estimated: true, Cost: -5, TTFT: 1, Status: 499, ErrorType: "server_error", Streamed: true, Cancelled: true},
+	} {
+		want, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSON(nil, &r); string(got) != string(want)+"\n" {
+			t.Errorf("appendJSON\n%s\nencoding/json\n%s", got, want)
+		}
+		if got, want := appendProgressJSON(nil, &r), append(want[:len(want)-1], `,"open":true}`+"\n"...); string(got) != string(want) {
+			t.Errorf("appendProgressJSON\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
+// TestPlain compares plain's eight bytes at a time with a byte at a time,
+// for every byte value at every place of strings of up to 19 bytes, and
+// for a byte that needs escaping after another.
+func TestPlain(t *testing.T) {
+	byByte := func(s string) bool {
+		for _, c := range []byte(s) {
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 1; n < 20; n++ {
+		for at := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a~ Z", 5)[:n])
+				b[at] = byte(c)
+				if s := string(b); plain(s) != byByte(s) {
+					t.Fatalf("plain(%q) = %v", s, plain(s))
+				}
+				if at > 0 {
+					b[at-1] = 0x1f // a borrow from below must not hide c
+					if s := string(b); plain(s) {
+						t.Fatalf("plain(%q) = true", s)
+					}
+				}
+			}
+		}
+	}
+	if !plain("") {
+		t.Error(`plain("") = false`)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "usg_01JDQ3Y1V6A4ZK2W9X8C7B5N3M", "quote\" here", "\x7f\x80\u2028日本", "12345678\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := appendString(nil, s), jsonenc.AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
+
+// TestTornProgressLine: a progress line cut anywhere by a crash is
+// skipped, and the stream's progress before it is the one recovered; a
+// record after the cut still supersedes both.
+func TestTornProgressLine(t *testing.T) {
+	r := Record{ID: "usg_1", RequestID: "req_1", Time: time.Unix(1, 0).UTC(), Model: "m", PromptTokens: 5,
+		CompletionTokens: 1, TotalTokens: 6, Status: 200, Estimated: true, Streamed: true, Cancelled: true}
+	first := appendProgressJSON(nil, &r)
+	r.CompletionTokens, r.TotalTokens = 40, 45
+	later := appendProgressJSON(nil, &r)
+	for cut := 1; cut < len(later)-1; cut++ { // later[:len-1] lacks only its newline: whole
+		for _, after := range []string{"", "\n"} {
+			journal := string(first) + string(later[:cut]) + after
+			open := map[string]Record{}
+			var recs []Record
+			skipped, err := readSegment(strings.NewReader(journal), 10, func(b []Record) error {
+				recs = append(recs, b...)
+				return nil
+			}, open)
+			if err != nil || skipped != 1 || len(recs) != 0 || open["usg_1"].CompletionTokens != 1 {
+				t.Fatalf("cut at %d%q: skipped %d, err %v, records %v, open %+v", cut, after, skipped, err, recs, open)
+			}
 		}
 	}
 }
