@@ -105,3 +105,15 @@ func IndexesForTest(ctx context.Context, s *Store, table string) (map[string]str
 	}
 	return out, nil
 }
+
+// RequestReadsForTest reads the first page of q as Requests does (q's
+// key must come with its account) and returns its rows and how many
+// reads it ran after the lookup of accounts: one a read, or one an
+// account read of a read per account.
+func RequestReadsForTest(ctx context.Context, s *Store, q RequestQuery) (rows []string, reads int, err error) {
+	recs, reads, err := s.readRequests(ctx, q, q.limit()+1)
+	for _, r := range recs[:min(len(recs), q.limit())] {
+		rows = append(rows, r.ID)
+	}
+	return rows, reads, err
+}

@@ -219,13 +219,15 @@ func (q RequestQuery) where(extra string, floor Cursor) ([]string, []any) {
 // account: one whose rows are all older is skipped, and the others read
 // only rows newer than it, a range of their model index. (Other reads
 // take no floor: a planner that estimates a range narrow may read it
-// through another index and sort it.)
-func (s *Store) readRequests(ctx context.Context, q RequestQuery, limit int) ([]meter.Record, error) {
+// through another index and sort it.) It also returns how many reads it
+// ran, the statements after the lookup of accounts, which tests check.
+func (s *Store) readRequests(ctx context.Context, q RequestQuery, limit int) ([]meter.Record, int, error) {
 	parts, err := s.parts(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []meter.Record
+	reads := 0
 	for _, p := range parts {
 		var floor Cursor
 		if len(out) == limit && p.share {
@@ -237,11 +239,12 @@ func (s *Store) readRequests(ctx context.Context, q RequestQuery, limit int) ([]
 		st := p.sql(limit, floor)
 		recs, err := queryRows(ctx, s.db, scanUsage, st.text, st.args...)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		reads++
 		out = mergeNewest(out, recs, limit)
 	}
-	return out, nil
+	return out, reads, nil
 }
 
 // mergeNewest merges a and b, each newest first (by time, then ID), and
