@@ -119,6 +119,17 @@ func scanNewest(row interface{ Scan(...any) error }) (newest, error) {
 	return n, err
 }
 
+// accountsSeen begins a statement that reads the ledger's accounts from
+// accounts_seen (rows where id IS NOT NULL), skipping through an index
+// that leads with account_id from one account to the next: a recursive
+// query, one seek per account, where SELECT DISTINCT would read every
+// entry.
+const accountsSeen = `WITH RECURSIVE accounts_seen (id) AS (
+			SELECT MIN(account_id) FROM usage_records
+			UNION ALL
+			SELECT (SELECT MIN(account_id) FROM usage_records WHERE account_id > a.id)
+			FROM accounts_seen a WHERE a.id IS NOT NULL)`
+
 // accounts returns the statement that lists the ledger's accounts
 // (accountsSeen, a seek each) with the time of each one's newest record
 // of r's model in r's time range and before its cursor (NULL for none),
@@ -128,88 +139,110 @@ func scanNewest(row interface{ Scan(...any) error }) (newest, error) {
 // filters are left to each account's read, which checks them on the
 // rows it reads anyway: here they could scan an account's rows.
 func (r read) accounts() statement {
-	bounds := RequestQuery{Model: r.q.Model, Since: r.q.Since, Until: r.q.Until, After: r.q.After}
-	where, args := bounds.where("", Cursor{})
+	var c conds
+	RequestQuery{Model: r.q.Model, Since: r.q.Since, Until: r.q.Until, After: r.q.After}.where(&c, "", Cursor{})
 	return statement{text: accountsSeen + `
-		SELECT id, (SELECT created_at FROM usage_records WHERE account_id = a.id AND ` + strings.Join(where, ` AND `) + `
+		SELECT id, (SELECT created_at FROM usage_records WHERE account_id = a.id AND ` + c.and() + `
 			ORDER BY created_at DESC, id DESC LIMIT 1)
-		FROM accounts_seen a WHERE id IS NOT NULL`, args: args}
+		FROM accounts_seen a WHERE id IS NOT NULL`, args: c.args}
 }
 
 // sql returns r's statement, reading at most limit rows, and when floor
 // is not zero only rows newer than it (which come before it in the
-// list). The status class is compared as status / 100, the
-// expression of the index usage_records_account_status; an exact status
-// brings its class, so that it uses that index too, and a class other
-// than 2xx the predicate of that partial index.
+// list).
 func (r read) sql(limit int, floor Cursor) statement {
-	where, args := r.q.where(r.extra, floor)
+	var c conds
+	r.q.where(&c, r.extra, floor)
 	text := `SELECT ` + usageColumns + ` FROM usage_records`
-	if len(where) > 0 {
-		text += ` WHERE ` + strings.Join(where, ` AND `)
+	if len(c.list) > 0 {
+		text += ` WHERE ` + c.and()
 	}
-	args = append(args, limit)
-	return statement{text + ` ORDER BY created_at DESC, id DESC LIMIT $` + strconv.Itoa(len(args)), args}
+	c.args = append(c.args, limit)
+	return statement{text + ` ORDER BY created_at DESC, id DESC LIMIT $` + strconv.Itoa(len(c.args)), c.args}
 }
 
-// where returns the conditions of q's filters, the condition extra (""
-// for none) and, when floor is not zero, rows newer than floor; their
-// parameters numbered from $1, and their arguments.
-func (q RequestQuery) where(extra string, floor Cursor) ([]string, []any) {
-	var where []string
-	var args []any
-	add := func(cond string, vals ...any) {
-		for i := range vals {
-			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)+i+1), 1)
-		}
-		where = append(where, cond)
-		args = append(args, vals...)
+// conds is the conditions of a statement's WHERE and the arguments of
+// their parameters, numbered in order from $1 across the statement.
+type conds struct {
+	list []string
+	args []any
+}
+
+// add adds cond, whose "?" are the parameters of vals, in order.
+func (c *conds) add(cond string, vals ...any) {
+	for i := range vals {
+		cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(c.args)+i+1), 1)
 	}
+	c.list = append(c.list, cond)
+	c.args = append(c.args, vals...)
+}
+
+// and returns the conditions joined by AND.
+func (c *conds) and() string { return strings.Join(c.list, ` AND `) }
+
+// where adds to c the conditions of q's filters, the condition extra
+// ("" for none) and, when floor is not zero, rows newer than floor.
+func (q RequestQuery) where(c *conds, extra string, floor Cursor) {
 	if q.AccountID != "" {
-		add("account_id = ?", q.AccountID)
+		c.add("account_id = ?", q.AccountID)
 	}
 	if q.KeyID != "" {
-		add("key_id = ?", q.KeyID)
+		c.add("key_id = ?", q.KeyID)
 	}
 	if q.Model != "" {
-		add("model = ?", q.Model)
+		c.add("model = ?", q.Model)
 	}
 	if q.RequestedModel != "" {
-		add("requested_model = ?", q.RequestedModel)
+		c.add("requested_model = ?", q.RequestedModel)
 	}
 	if extra != "" {
-		add(extra)
+		c.add(extra)
 	}
-	class := q.StatusClass
-	if q.Status != 0 {
-		if class != 0 && class != q.Status/100 {
-			add("1 = 0")
-		}
-		class = q.Status / 100
-		add("status = ?", q.Status)
-	}
-	if class != 0 {
-		add("status / 100 = ?", class)
-		if class != 2 {
-			add(notOK)
-		}
-	}
+	q.statusWhere(c)
 	if !q.Since.IsZero() && floor.IsZero() {
-		add("created_at >= ?", millis(q.Since))
+		c.add("created_at >= ?", millis(q.Since))
 	}
 	// A cursor within the range is the tighter upper bound: with both,
 	// a planner may seek to Until and filter its way down to the cursor.
 	// A floor (a row of the range) is the tighter lower bound, likewise.
 	if !q.Until.IsZero() && (q.After.IsZero() || q.After.Time >= millis(q.Until)) {
-		add("created_at < ?", millis(q.Until))
+		c.add("created_at < ?", millis(q.Until))
 	}
 	if !q.After.IsZero() {
-		add("(created_at, id) < (?, ?)", q.After.Time, q.After.ID)
+		c.add("(created_at, id) < (?, ?)", q.After.Time, q.After.ID)
 	}
 	if !floor.IsZero() {
-		add("(created_at, id) > (?, ?)", floor.Time, floor.ID)
+		c.add("(created_at, id) > (?, ?)", floor.Time, floor.ID)
 	}
-	return where, args
+}
+
+// statusWhere adds to c the conditions of q's status filters. The class
+// is compared as status / 100, the expression of the index
+// usage_records_account_status; an exact status brings its class, so
+// that it uses that index too, and a class other than 2xx the predicate
+// of that partial index.
+func (q RequestQuery) statusWhere(c *conds) {
+	if q.Status != 0 {
+		if q.StatusClass != 0 && q.StatusClass != q.Status/100 {
+			c.add("1 = 0")
+		}
+		c.add("status = ?", q.Status)
+	}
+	if class := q.class(); class != 0 {
+		c.add("status / 100 = ?", class)
+		if class != 2 {
+			c.add(notOK)
+		}
+	}
+}
+
+// class returns the status class q selects: its exact status's, or its
+// StatusClass; 0 for any.
+func (q RequestQuery) class() int {
+	if q.Status != 0 {
+		return q.Status / 100
+	}
+	return q.StatusClass
 }
 
 // readRequests reads the page's parts and returns at most limit
