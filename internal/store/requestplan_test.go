@@ -145,8 +145,9 @@ var badStep = regexp.MustCompile(`(?i)^(SCAN usage_records$|.*TEMP B-TREE|.*Seq 
 // as it is read first and as it is read once a page of rows is merged,
 // which bounds it below by the oldest of them. An operator's filter on
 // the model that answered reads each of the ten accounts (all of which
-// have rows of model-2 in every case's range), after a lookup of the
-// accounts that neither scans nor sorts either.
+// have rows of model-2 in every case's range), or with an error status
+// those that have rows of its class, after a lookup of the accounts
+// that neither scans nor sorts either.
 func TestRequestsPlans(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
 		s := storetest.Open(t, b.URL)
@@ -168,10 +169,7 @@ func TestRequestsPlans(t *testing.T) {
 			// account finds no account.
 			if perAccount(c.q) && c.q.Model != "" {
 				split++
-				if len(lookups) != 1 || len(reads) != 2*10 {
-					t.Errorf("%s: %d lookups of accounts and %d reads; want 1 and two for each of 10 accounts",
-						c.name, len(lookups), len(reads))
-				}
+				checkAccountReads(t, c, lookups, reads)
 			}
 			for _, plan := range slices.Concat(lookups, reads) {
 				checkPlan(t, b.Name, c, plan)
@@ -184,6 +182,24 @@ func TestRequestsPlans(t *testing.T) {
 			t.Error("no case reads a model one account at a time")
 		}
 	})
+}
+
+// checkAccountReads checks that a case read one account at a time
+// looks up the accounts once and reads each twice (from the start and
+// from a floor): the ten accounts, or with an error status (rows of
+// which not every account has in every range) those that have rows of
+// its class, found in usage_records_account_status.
+func checkAccountReads(t *testing.T, c planCase, lookups, reads [][]string) {
+	t.Helper()
+	errors := c.q.StatusClass == 5 || c.q.Status == 429
+	if len(lookups) != 1 || len(reads)%2 != 0 || len(reads) > 2*10 || len(reads) == 0 || !errors && len(reads) != 2*10 {
+		t.Errorf("%s: %d lookups of accounts and %d reads; want 1 and two for each of 10 accounts (some with an error status)",
+			c.name, len(lookups), len(reads))
+	}
+	if errors && len(lookups) > 0 && !strings.Contains(strings.Join(lookups[0], "\n"), "usage_records_account_status") {
+		t.Errorf("%s: the lookup of accounts does not read usage_records_account_status:\n%s",
+			c.name, strings.Join(lookups[0], "\n"))
+	}
 }
 
 // checkModelPlans checks, on both engines, that an operator's filter on

@@ -71,13 +71,12 @@ type part struct {
 }
 
 // parts returns the page's parts, whose rows are disjoint: one per read,
-// or for a read per account (perAccount) one per account that holds
-// rows of its model in its range (accounts, one query run here), the
-// account with the newest such row first. readRequests skips a part
-// whose newest row is older than the limit rows it already has, and
-// reads only rows newer than those from the others, so that a page
-// reads about limit accounts at most, however many used the model, and
-// few rows of each but the first.
+// or for a read per account (perAccount) one per account that may hold
+// rows of it (accounts, one query run here), the account with the newest
+// such row first. readRequests skips a part whose newest row is older
+// than the limit rows it already has, and reads only rows newer than
+// those from the others, so that a page reads about limit accounts at
+// most, however many used the model, and few rows of each but the first.
 func (s *Store) parts(ctx context.Context, q RequestQuery) ([]part, error) {
 	var out []part
 	for _, r := range q.reads() {
@@ -90,9 +89,12 @@ func (s *Store) parts(ctx context.Context, q RequestQuery) ([]part, error) {
 		if err != nil {
 			return nil, err
 		}
-		accounts = slices.DeleteFunc(accounts, func(a newest) bool { return !a.time.Valid })
-		slices.SortFunc(accounts, func(a, b newest) int { return cmp.Compare(b.time.Int64, a.time.Int64) })
+		var shares []part
 		for _, a := range accounts {
+			t, ok := a.bound(r.errorClass() != 0)
+			if !ok {
+				continue
+			}
 			share := r
 			share.q.AccountID = a.account
 			if a.account == "" {
@@ -100,23 +102,37 @@ func (s *Store) parts(ctx context.Context, q RequestQuery) ([]part, error) {
 				// which as AccountID would mean every account.
 				share.extra = "account_id = ''"
 			}
-			out = append(out, part{read: share, share: true, newest: a.time.Int64})
+			shares = append(shares, part{read: share, share: true, newest: t})
 		}
+		slices.SortFunc(shares, func(a, b part) int { return cmp.Compare(b.newest, a.newest) })
+		out = append(out, shares...)
 	}
 	return out, nil
 }
 
-// newest is an account and the time of its newest row of a read; NULL
-// when it has none.
+// newest is an account and the times of its newest row of a read's
+// model and, when the read's status class is looked up too (accounts),
+// of that class; NULL when it has none.
 type newest struct {
-	account string
-	time    sql.NullInt64
+	account      string
+	model, class sql.NullInt64
 }
 
 func scanNewest(row interface{ Scan(...any) error }) (newest, error) {
 	var n newest
-	err := row.Scan(&n.account, &n.time)
+	err := row.Scan(&n.account, &n.model, &n.class)
 	return n, err
+}
+
+// bound returns the time of the newest row the read can give in n's
+// account: its newest of the model or, when classed (the class was
+// looked up), the older of that and its newest of the class; false
+// when it has none of either.
+func (n newest) bound(classed bool) (int64, bool) {
+	if !classed {
+		return n.model.Int64, n.model.Valid
+	}
+	return min(n.model.Int64, n.class.Int64), n.model.Valid && n.class.Valid
 }
 
 // accountsSeen begins a statement that reads the ledger's accounts from
@@ -132,19 +148,51 @@ const accountsSeen = `WITH RECURSIVE accounts_seen (id) AS (
 
 // accounts returns the statement that lists the ledger's accounts
 // (accountsSeen, a seek each) with the time of each one's newest record
-// of r's model in r's time range and before its cursor (NULL for none),
-// read first in usage_records_account_model (a seek each). Found in the
-// ledger itself, the accounts include any since deleted, or never in
-// accounts, whose records the ledger keeps all the same. r's other
-// filters are left to each account's read, which checks them on the
-// rows it reads anyway: here they could scan an account's rows.
+// of r's model in r's time range and before its cursor, read first in
+// usage_records_account_model (a seek each), and, when r selects a
+// status class other than 2xx, of that class likewise, in the partial
+// index usage_records_account_status (NULL for none, or when r's class
+// is not looked up). Found in the ledger itself, the accounts include
+// any since deleted, or never in accounts, whose records the ledger
+// keeps all the same. r's other filters are left to each account's
+// read, which checks them on the rows it reads anyway: here they could
+// scan an account's rows. Without the class, a rare error class would
+// have every account that used the model read (2xx, most rows, has no
+// index to look it up in).
 func (r read) accounts() statement {
 	var c conds
-	RequestQuery{Model: r.q.Model, Since: r.q.Since, Until: r.q.Until, After: r.q.After}.where(&c, "", Cursor{})
+	bounds := RequestQuery{Since: r.q.Since, Until: r.q.Until, After: r.q.After}
+	byModel, byClass := bounds, bounds
+	byModel.Model = r.q.Model
+	byModel.where(&c, "", Cursor{})
+	columns := newestRow(c.and()) + `, NULL`
+	if class := r.errorClass(); class != 0 {
+		model := c.and()
+		c.list = nil
+		byClass.StatusClass = class
+		byClass.where(&c, "", Cursor{})
+		columns = newestRow(model) + `, ` + newestRow(c.and())
+	}
 	return statement{text: accountsSeen + `
-		SELECT id, (SELECT created_at FROM usage_records WHERE account_id = a.id AND ` + c.and() + `
-			ORDER BY created_at DESC, id DESC LIMIT 1)
+		SELECT id, ` + columns + `
 		FROM accounts_seen a WHERE id IS NOT NULL`, args: c.args}
+}
+
+// newestRow returns a subquery of the time of the newest row of account
+// a.id that meets where.
+func newestRow(where string) string {
+	return `(SELECT created_at FROM usage_records WHERE account_id = a.id AND ` + where + `
+			ORDER BY created_at DESC, id DESC LIMIT 1)`
+}
+
+// errorClass returns r's status class when it is not 2xx, the classes
+// that the partial index usage_records_account_status holds; 0 when
+// there is none such.
+func (r read) errorClass() int {
+	if class := r.q.class(); class != 2 {
+		return class
+	}
+	return 0
 }
 
 // sql returns r's statement, reading at most limit rows, and when floor

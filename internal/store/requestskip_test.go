@@ -47,7 +47,9 @@ func skipLedger(t *testing.T, s *store.Store) []meter.Record {
 // model, read one account at a time, skips the accounts whose rows
 // cannot reach the page: with 60 accounts that used the model and pages
 // of 5, each page reads at most the 6 accounts with the newest rows
-// (the page and one more row), one more read for the model asked. It pages through each filter and checks every page's rows.
+// (the page and one more row), one more read for the model asked; with
+// an error status, only the accounts that have rows of that status
+// class. It pages through each filter and checks every page's rows.
 func TestRequestsModelSkipsAccounts(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
 		s := storetest.Open(t, b.URL)
@@ -62,6 +64,11 @@ func TestRequestsModelSkipsAccounts(t *testing.T) {
 			// rows' status (2xx has no index), so an account whose
 			// newest row of the model is a 503 may be read as well.
 			{store.RequestQuery{Model: "gpt-4o", StatusClass: 2}, 6 + 3},
+			// acct_07, acct_23 and acct_41; acct_50's 5xx rows are of o1.
+			{store.RequestQuery{Model: "gpt-4o", StatusClass: 5}, 4},
+			{store.RequestQuery{Model: "gpt-4o", Status: 503}, 4},
+			{store.RequestQuery{RequestedModel: "gpt-4o", StatusClass: 5}, 4 + 1},
+			{store.RequestQuery{Model: "gpt-4o", StatusClass: 4}, 0},
 		}
 		for _, tt := range tests {
 			q := tt.q
