@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/meter"
 )
 
 // ExecForTest runs raw SQL, for tests that try what the API does not allow.
@@ -116,4 +118,14 @@ func RequestReadsForTest(ctx context.Context, s *Store, q RequestQuery) (rows []
 		rows = append(rows, r.ID)
 	}
 	return rows, reads, err
+}
+
+// MergeNewestForTest merges reads, each newest first, as readRequests
+// merges its reads, and returns the newest limit records.
+func MergeNewestForTest(reads [][]meter.Record, limit int) []meter.Record {
+	m := merger{limit: limit}
+	for _, recs := range reads {
+		m.add(recs)
+	}
+	return m.out
 }
