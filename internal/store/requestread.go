@@ -67,7 +67,7 @@ func (r read) perAccount() bool {
 type part struct {
 	read
 	share  bool
-	newest int64 // a share's newest row's time, Unix milliseconds
+	newest int64 // the newest time a share's rows can have, Unix milliseconds (newest.bound)
 }
 
 // parts returns the page's parts, whose rows are disjoint: one per read,
@@ -89,9 +89,10 @@ func (s *Store) parts(ctx context.Context, q RequestQuery) ([]part, error) {
 		if err != nil {
 			return nil, err
 		}
+		classed := r.errorClass() != 0
 		var shares []part
 		for _, a := range accounts {
-			t, ok := a.bound(r.errorClass() != 0)
+			t, ok := a.bound(classed)
 			if !ok {
 				continue
 			}
