@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/switchyard-gw/switchyard/internal/meter"
 )
 
 // ExecForTest runs raw SQL, for tests that try what the API does not allow.
@@ -15,46 +18,54 @@ func ExecForTest(ctx context.Context, s *Store, q string, args ...any) (sql.Resu
 // ExplainRequestsForTest returns the plans of the statements Requests
 // runs for q, a line per step: SQLite's EXPLAIN QUERY PLAN details, or
 // PostgreSQL's EXPLAIN text. The plans of the queries that list the
-// accounts of a read per account come first, in lookups; then those of
-// the reads, one or two, or one per account listed, each as it is read
-// first and, for an account's, when floor is not zero, again as it is
-// read once a page of rows newer than floor is merged. On PostgreSQL,
-// ordered is whether to plan with sorts, sequential and bitmap scans
-// disabled, which shows whether an index can give the rows in order at
-// all: the planner would rather sort the few rows a filter selects in a
-// small table, and still sorts when nothing else can answer.
-func ExplainRequestsForTest(ctx context.Context, s *Store, q RequestQuery, floor Cursor, ordered bool) (lookups, reads [][]string, err error) {
+// accounts of a read per account are in lookups; those of the other
+// reads (one, two, or none) in reads; and those of the accounts' shares
+// of a read per account, one per account listed, in shares, each as it
+// is read first and, when floor is not zero, again as it is read once a
+// page of rows newer than floor is merged. On PostgreSQL, ordered is
+// whether to plan with sorts, sequential and bitmap scans disabled,
+// which shows whether an index can give the rows in order at all: the
+// planner would rather sort the few rows a filter selects in a small
+// table, and still sorts when nothing else can answer.
+func ExplainRequestsForTest(ctx context.Context, s *Store, q RequestQuery, floor Cursor, ordered bool) (lookups, reads, shares [][]string, err error) {
 	for _, r := range q.reads() {
 		if r.perAccount() {
 			plan, err := s.explain(ctx, r.accounts(), ordered)
 			if err != nil {
-				return nil, nil, fmt.Errorf("explain the accounts of %+v: %w", r, err)
+				return nil, nil, nil, fmt.Errorf("explain the accounts of %+v: %w", r, err)
 			}
 			lookups = append(lookups, plan)
 		}
 	}
 	parts, err := s.parts(ctx, q)
 	if err != nil {
-		return nil, nil, err
-	}
-	floors := []Cursor{{}}
-	if !floor.IsZero() {
-		floors = append(floors, floor)
+		return nil, nil, nil, err
 	}
 	for _, p := range parts {
+		floors := []Cursor{{}}
+		if p.share && !floor.IsZero() {
+			floors = append(floors, floor)
+		}
 		for _, f := range floors {
-			if !f.IsZero() && !p.share {
-				continue
-			}
 			st := p.sql(q.limit()+1, f)
 			plan, err := s.explain(ctx, st, ordered)
 			if err != nil {
-				return nil, nil, fmt.Errorf("explain %s: %w", strings.TrimSpace(st.text), err)
+				return nil, nil, nil, fmt.Errorf("explain %s: %w", strings.TrimSpace(st.text), err)
 			}
-			reads = append(reads, plan)
+			if p.share {
+				shares = append(shares, plan)
+			} else {
+				reads = append(reads, plan)
+			}
 		}
 	}
-	return lookups, reads, nil
+	return lookups, reads, shares, nil
+}
+
+// PerAccountForTest reports whether Requests reads rows of q one account
+// at a time (read.perAccount).
+func PerAccountForTest(q RequestQuery) bool {
+	return slices.ContainsFunc(q.reads(), read.perAccount)
 }
 
 func (s *Store) explain(ctx context.Context, st statement, ordered bool) ([]string, error) {
@@ -104,4 +115,26 @@ func IndexesForTest(ctx context.Context, s *Store, table string) (map[string]str
 		out[p.name] = p.def
 	}
 	return out, nil
+}
+
+// RequestReadsForTest reads the first page of q as Requests does (q's
+// key must come with its account) and returns its rows and how many
+// reads it ran after the lookup of accounts: one a read, or one an
+// account read of a read per account.
+func RequestReadsForTest(ctx context.Context, s *Store, q RequestQuery) (rows []string, reads int, err error) {
+	recs, reads, err := s.readRequests(ctx, q, q.limit()+1)
+	for _, r := range recs[:min(len(recs), q.limit())] {
+		rows = append(rows, r.ID)
+	}
+	return rows, reads, err
+}
+
+// MergeNewestForTest merges reads, each newest first, as readRequests
+// merges its reads, and returns the newest limit records.
+func MergeNewestForTest(reads [][]meter.Record, limit int) []meter.Record {
+	m := merger{limit: limit}
+	for _, recs := range reads {
+		m.add(recs)
+	}
+	return m.out
 }

@@ -17,21 +17,10 @@ type HealthQuery struct {
 	Since, Until time.Time
 }
 
-// accountsSeen begins a statement that reads the ledger's accounts from
-// accounts_seen (rows where id IS NOT NULL), skipping through an index
-// that leads with account_id from one account to the next: a recursive
-// query, one seek per account, where SELECT DISTINCT would read every
-// entry.
-const accountsSeen = `WITH RECURSIVE accounts_seen (id) AS (
-			SELECT MIN(account_id) FROM usage_records
-			UNION ALL
-			SELECT (SELECT MIN(account_id) FROM usage_records WHERE account_id > a.id)
-			FROM accounts_seen a WHERE a.id IS NOT NULL)`
-
 // where returns the query's condition on usage_records and its
 // arguments, numbered from $1. Both forms are ranges of the index on
 // (account_id, created_at). For every account, the accounts are found
-// by skipping through that index (accountsSeen), so that the database
+// by skipping through that index (accountsSeen, requestread.go), so that the database
 // then seeks each account's stretch of the window rather than reading
 // the whole ledger.
 func (q HealthQuery) where(postgres bool) (string, []any) {

@@ -118,7 +118,7 @@ func (s *Store) Requests(ctx context.Context, q RequestQuery) (RequestPage, erro
 		}
 	}
 	limit := q.limit()
-	recs, err := s.readRequests(ctx, q, limit+1)
+	recs, _, err := s.readRequests(ctx, q, limit+1)
 	if err != nil {
 		return RequestPage{}, fmt.Errorf("list requests: %w", err)
 	}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,7 +23,8 @@ type planCase struct {
 
 // planFilter is one filter of the page and the indexes that can drive it
 // within an account (across accounts: the same without "account_",
-// except for a model read one account at a time). The model asked is two
+// except the model index, dropped across accounts by migration 0010:
+// a model is read one account at a time there). The model asked is two
 // reads (see RequestQuery.reads): answered by it through the account's
 // model index, answered by another through the partial index of the
 // model asked. A 2xx status, the common case, has no index (migration
@@ -94,8 +96,11 @@ func newPlanCase(account string, set []planFilter, timed, later bool) planCase {
 	}
 	for _, f := range set {
 		for _, index := range f.indexes {
-			if perAccount(c.q) {
+			if store.PerAccountForTest(c.q) {
 				c.indexes = append(c.indexes, index)
+			}
+			if account == "" && index == "account_model" {
+				continue
 			}
 			if account == "" {
 				index = strings.TrimPrefix(index, "account_")
@@ -118,19 +123,6 @@ func newPlanCase(account string, set []planFilter, timed, later bool) planCase {
 	return c
 }
 
-// perAccount reports whether q reads the model that answered one
-// account at a time, through the account's model index: across
-// accounts and keys, a filter on the model that answered, or on the
-// model asked alone (its rows that the model answered), as
-// RequestQuery.reads and read.perAccount decide.
-func perAccount(q store.RequestQuery) bool {
-	if q.AccountID != "" || q.KeyID != "" {
-		return false
-	}
-	return q.Model != "" && (q.RequestedModel == "" || q.RequestedModel == q.Model) ||
-		q.Model == "" && q.RequestedModel != ""
-}
-
 // badStep matches a plan step that reads the whole table or sorts.
 var badStep = regexp.MustCompile(`(?i)^(SCAN usage_records$|.*TEMP B-TREE|.*Seq Scan|.*Sort|.*Bitmap)`)
 
@@ -141,16 +133,20 @@ var badStep = regexp.MustCompile(`(?i)^(SCAN usage_records$|.*TEMP B-TREE|.*Seq 
 // PostgreSQL would rather sort the few rows a filter selects in a
 // moderate table, so it plans with sorts and other scans disabled, which
 // still sorts or scans when no index can serve (TestRequestsLargeTable
-// times its own choices at 10 million rows). Each statement is planned
-// as it is read first and as it is read once a page of rows is merged,
-// which bounds it below by the oldest of them. An operator's filter on
-// the model that answered reads each of the ten accounts (all of which
-// have rows of model-2 in every case's range), after a lookup of the
-// accounts that neither scans nor sorts either.
+// times its own choices at 10 million rows). Each account's share of a
+// read per account is planned as it is read first and as it is read
+// once a page of rows is merged, which bounds it below by the oldest of
+// them. An operator's filter on a model (the model that answered, or
+// the model asked alone for its rows that it answered) reads each of
+// the ten accounts (all of which have rows of model-2 and of model-asked
+// in every case's range), or with an error status those that have rows
+// of its class, after a lookup of the accounts that neither scans nor
+// sorts either.
 func TestRequestsPlans(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, b storetest.Backend) {
 		s := storetest.Open(t, b.URL)
 		fillLedger(t, s, 20000)
+		answerAsked(t, s)
 		cases := planCases()
 		if len(cases) < 40 {
 			t.Fatalf("only %d plan cases", len(cases))
@@ -158,40 +154,74 @@ func TestRequestsPlans(t *testing.T) {
 		// Rows newer than row 3000, within every case's time range and
 		// before its cursor.
 		floor := store.Cursor{Time: fillTime(3000).UnixMilli(), ID: "rec_0000003000"}
-		split := 0
+		split, asked := 0, 0
 		for _, c := range cases {
-			lookups, reads, err := store.ExplainRequestsForTest(context.Background(), s, c.q, floor, true)
+			lookups, reads, shares, err := store.ExplainRequestsForTest(context.Background(), s, c.q, floor, true)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
-			// The model asked, model-asked, never answers: its read per
-			// account finds no account.
-			if perAccount(c.q) && c.q.Model != "" {
+			if store.PerAccountForTest(c.q) {
 				split++
-				if len(lookups) != 1 || len(reads) != 2*10 {
-					t.Errorf("%s: %d lookups of accounts and %d reads; want 1 and two for each of 10 accounts",
-						c.name, len(lookups), len(reads))
+				if c.q.Model == "" {
+					asked++
 				}
+				checkAccountReads(t, c, lookups, reads, shares)
 			}
-			for _, plan := range slices.Concat(lookups, reads) {
+			for _, plan := range slices.Concat(lookups, reads, shares) {
 				checkPlan(t, b.Name, c, plan)
 			}
-			if perAccount(c.q) && c.q.RequestedModel == "" && c.q.StatusClass == 0 && c.q.Status == 0 {
-				checkModelPlans(t, c, lookups, reads)
-			}
 		}
-		if split == 0 {
-			t.Error("no case reads a model one account at a time")
+		if split == 0 || asked == 0 {
+			t.Errorf("%d cases read a model one account at a time, %d of them the model asked alone", split, asked)
 		}
 	})
 }
 
-// checkModelPlans checks, on both engines, that an operator's filter on
-// the model that answered alone (in a time range or not, from a cursor
-// or not) finds the accounts and reads each through its model index.
-func checkModelPlans(t *testing.T, c planCase, lookups, reads [][]string) {
+// answerAsked has model-asked answer every other row that asked for it
+// (every 100th of the synthetic ledger, rows of every account), so that
+// the reads per account of an operator's filter on the model asked
+// alone, its rows that it answered, have accounts to read. It refreshes
+// the planner's statistics.
+func answerAsked(t *testing.T, s *store.Store) {
 	t.Helper()
-	for _, plan := range slices.Concat(lookups, reads) {
+	ctx := context.Background()
+	if _, err := store.ExecForTest(ctx, s, `UPDATE usage_records SET model = 'model-asked'
+		WHERE requested_model = 'model-asked' AND (created_at - $1) / `+fmt.Sprint(fillStep)+` % 2 = 0`,
+		fillBase.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.ExecForTest(ctx, s, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkAccountReads checks the reads of a case read one account at a
+// time: one lookup of the accounts, and two reads of each account's
+// share (from the start and from a floor), of the ten accounts or, with
+// an error status, of those that have rows of its class, which the
+// lookup finds in usage_records_account_status; one more read for the
+// model asked alone, its rows that another model answered. With no
+// status filter, the lookup and every share read the model index of
+// each account.
+func checkAccountReads(t *testing.T, c planCase, lookups, reads, shares [][]string) {
+	t.Helper()
+	errors := c.q.StatusClass == 5 || c.q.Status == 429
+	accounts := len(shares) / 2
+	wantReads := map[bool]int{true: 1, false: 0}[c.q.Model == ""]
+	if len(lookups) != 1 || len(reads) != wantReads || len(shares)%2 != 0 ||
+		accounts == 0 || accounts > 10 || !errors && accounts != 10 {
+		t.Errorf("%s: %d lookups of accounts, %d other reads and %d reads of shares; want 1, %d and two for each of 10 accounts (some with an error status)",
+			c.name, len(lookups), len(reads), len(shares), wantReads)
+		return
+	}
+	lookup := strings.Join(lookups[0], "\n")
+	if errors && !strings.Contains(lookup, "usage_records_account_status") {
+		t.Errorf("%s: the lookup of accounts does not read usage_records_account_status:\n%s", c.name, lookup)
+	}
+	if c.q.StatusClass != 0 || c.q.Status != 0 {
+		return
+	}
+	for _, plan := range slices.Concat(lookups, shares) {
 		text := strings.Join(plan, "\n")
 		if !regexp.MustCompile(`usage_records_account_model\b`).MatchString(text) {
 			t.Errorf("%s: plan does not read usage_records_account_model:\n%s", c.name, text)

@@ -1,27 +1,33 @@
 -- Cheaper ledger rows (issue 18): the request log's index on the model
 -- that answered across accounts, usage_records_model of 0008, is
 -- dropped. Every record was inserted into it at a place chosen by its
--- model, a descent from the root (15% of the server's instructions for
--- a record in a COPY, docs/BENCHMARKS.md), to serve one filter alone:
--- an operator's by model, without an account or a key.
+-- model, a descent from the root, to serve one filter alone: an
+-- operator's by model, without an account or a key. Without it the
+-- server spends 14.6% fewer instructions on a record in a COPY of 500,
+-- 16.8% fewer in one of 5,000, and 11.9% fewer with 50 tenants' traffic
+-- (BenchmarkWriteUsage and BenchmarkTenantsWriteUsage,
+-- docs/BENCHMARKS.md).
 --
 -- That filter (on the model that answered, or on the model asked alone
 -- for its rows that the model answered) is now read one account at a
 -- time (requestread.go). One query lists the ledger's accounts, skipping
 -- through an index that leads with account_id (a seek per account), each
 -- with its newest record of the model in the page's time range and
--- before its cursor (a seek in usage_records_account_model); then the
--- accounts that have one, the one with the newest such record first,
--- are read from that index in order, at most a page and one rows each,
--- and their rows merged newest first. Once
--- a page of rows is merged, an account whose newest row is older than
--- all of them is skipped and the others read only rows newer than the
--- page's last, a range of that index: a page reads at most about a
--- page's worth of accounts, and never sorts. It costs a seek or two for
--- every account of the ledger and a statement for each account read,
--- where the dropped index gave one page of rows: measured, 2-7 ms a page
--- with ten to a hundred accounts that used the model, 16-35 ms with a
--- thousand (a page of one account: 0.3 ms).
+-- before its cursor (a seek in usage_records_account_model) and, with a
+-- status class other than 2xx (or such an exact status), its newest of
+-- that class likewise (a seek in usage_records_account_status); then the
+-- accounts that have both, the one whose older of the two is newest
+-- first, are read in order (from the model index, or the status index
+-- for such a status), at most a page and one rows each, and their rows
+-- merged newest first. Once a page of rows is merged, an account whose
+-- newest row is older than all of them is skipped and the others read
+-- only rows newer than the page's last, a range of that index: a page
+-- reads at most about a page's worth of accounts, and never sorts. It
+-- costs two or three seeks for every account of the ledger and a
+-- statement for each account read, where the
+-- dropped index gave one page of rows, so a page takes longer the more
+-- accounts used the model (BenchmarkRequestsModelAccounts: 10, 100 and
+-- 1,000 of them).
 --
 -- No index is added. The daily rollup (usage_daily) could tell which
 -- accounts used a model only through an index of its own on the model,
