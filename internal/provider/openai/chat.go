@@ -28,13 +28,17 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 	if err != nil {
 		return nil, err
 	}
-	if !gjson.ValidBytes(b) {
+	u, ok, err := answerUsage(b)
+	if err != nil {
 		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	if translated {
 		b = toolCallsToFunctionCall(b)
 	}
-	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
+	if !ok {
+		u = estimate(r, answerText(b))
+	}
+	return &provider.Response{Body: clientModel(r, b), Usage: u, Header: h}, nil
 }
 
 // chatBody prepares the upstream body: the upstream model, the reasoning
@@ -174,8 +178,10 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	}
 	if isObject(m.usage) {
 		s.usage, s.gotUsage = usageOf(gjson.Parse(m.usage)), true
-	} else if u := gjson.Get(m.groq, "usage"); u.IsObject() {
-		s.usage, s.gotUsage = usageOf(u), true
+	} else if m.groq != "" { // Groq's x_groq.usage; not looked for in every chunk
+		if u := gjson.Get(m.groq, "usage"); u.IsObject() {
+			s.usage, s.gotUsage = usageOf(u), true
+		}
 	}
 	// The usage chunk is the one with choices: [] and a usage object; other
 	// empty-choices chunks (Azure's prompt_filter_results) are not it.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -20,10 +18,14 @@ func (c *Client) Complete(ctx context.Context, r *provider.Request) (*provider.R
 	if err != nil {
 		return nil, err
 	}
-	if !gjson.ValidBytes(b) {
+	u, ok, err := answerUsage(b)
+	if err != nil {
 		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
-	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
+	if !ok {
+		u = estimate(r, answerText(b))
+	}
+	return &provider.Response{Body: clientModel(r, b), Usage: u, Header: h}, nil
 }
 
 // CompleteStream streams a legacy completion.
