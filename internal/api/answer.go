@@ -115,7 +115,7 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
-	a.out = relayOut{sw: sw}
+	a.out = relayOut{sw: sw, now: a.out.now}
 	sw.Hold(a.reading)
 	defer a.out.flush() // the end: an error event
 	for {
@@ -201,8 +201,14 @@ func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcom
 }
 
 // streamWriteTimeout bounds one write to a slow client: an event's, or
-// the flush of the events held since the last.
-const streamWriteTimeout = time.Minute
+// the flush of the events held since the last. A deadline is set again
+// only once it is deadlineSlack old, so a write gets between 59 s and a
+// minute: setting it costs a lock and a timer's move in the runtime's
+// poller, which a stream paid for each upstream read (issue 18).
+const (
+	streamWriteTimeout = time.Minute
+	deadlineSlack      = time.Second
+)
 
 // relayOut is where a stream's events go, and what the wait hook
 // flushes (answer.Wait).
@@ -210,9 +216,14 @@ type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
 	// headed: Wait has flushed once, the response's head with it.
 	headed bool
+	// deadline is the write deadline set last (zero: none yet).
+	deadline time.Time
+	// now is the clock; nil: time.Now.
+	now func() time.Time
 }
 
-// refresh gives the client a minute for what is written next, when that
+// refresh gives the client a minute (less deadlineSlack at most) for what
+// is written next, when that
 // starts a write: nothing is held. A client that stops reading must not
 // hold the stream (and the upstream call) forever. The deadline is set
 // after the wait that came before (an upstream read, the usage
@@ -221,9 +232,18 @@ type relayOut struct {
 // is written, under its deadline, and a full buffer that goes out early
 // goes under it too.
 func (o *relayOut) refresh() {
-	if !o.sw.Pending() {
-		o.sw.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	if o.sw.Pending() {
+		return
 	}
+	now := time.Now()
+	if o.now != nil {
+		now = o.now()
+	}
+	if o.deadline.Sub(now) > streamWriteTimeout-deadlineSlack {
+		return // set less than deadlineSlack ago
+	}
+	o.deadline = now.Add(streamWriteTimeout)
+	o.sw.SetWriteDeadline(o.deadline)
 }
 
 // flush sends what is held, if anything; its error is the client's.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -264,4 +265,44 @@ func TestStreamFirstFlushPanicReachesCaller(t *testing.T) {
 	}()
 	a.Stream(st, func(gateway.Outcome) {})
 	t.Error("Stream returned after its flush panicked")
+}
+
+// deadlines is a client connection that records the write deadlines set.
+type deadlines struct {
+	*flushes
+	set []time.Duration // after the clock's start
+	now time.Time
+}
+
+func (d *deadlines) SetWriteDeadline(t time.Time) error {
+	d.set = append(d.set, t.Sub(time.Unix(0, 0)))
+	return nil
+}
+
+// Issue 18: a stream sets the client's write deadline again only when
+// the one it set is a second old (deadlineSlack): a minute for each
+// write, give or take that second, without a move of the poller's timer
+// for each upstream read.
+func TestStreamWriteDeadlineRefreshed(t *testing.T) {
+	d := &deadlines{flushes: &flushes{ResponseRecorder: httptest.NewRecorder()}, now: time.Unix(0, 0)}
+	a := newStreamAnswer(d, nil)
+	a.out.now = func() time.Time { return d.now }
+	a.Reading(true)
+	// Each upstream read comes 400ms after the last.
+	st := &reads{cur: []int{1}, left: [][]int{{2}, {3}, {4}, {5}}}
+	st.wait = func() error {
+		d.now = d.now.Add(400 * time.Millisecond)
+		return a.Wait()
+	}
+	st.closing = func() { a.Reading(false) }
+	a.Stream(st, func(gateway.Outcome) {})
+	// Set at 0 for event 1, kept for events 2 and 3 (0.4s, 0.8s), set
+	// at 1.2s for event 4, kept for event 5 (1.6s) and [DONE] (2s).
+	want := []time.Duration{time.Minute, time.Minute + 1200*time.Millisecond}
+	if diff := cmp.Diff(want, d.set); diff != "" {
+		t.Errorf("write deadlines set mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([][]int{{1}, {2}, {3}, {4}, {5}, {-1}}, d.got); diff != "" {
+		t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+	}
 }
