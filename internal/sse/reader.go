@@ -30,6 +30,11 @@ const (
 	// than per read of the network (issue 18). A stream whose reads each
 	// bring an event or two, such as a slow stream, keeps the small one.
 	bigBufSize = 4 << 10
+	// dataSize is the room an event's data is first given: a chat
+	// chunk, and the usage chunk that ends a stream, fit, where growing
+	// from the first chunk's size took a second allocation in every
+	// stream (issue 18).
+	dataSize = 512
 	// fieldSlack is what a line may carry beyond the limit: "data: ".
 	fieldSlack = len("data: ")
 )
@@ -227,6 +232,9 @@ func (r *Reader) appendData(value []byte) error {
 	}
 	if n > r.max {
 		return ErrTooLarge
+	}
+	if cap(r.data) == 0 {
+		r.data = make([]byte, 0, max(n, dataSize))
 	}
 	if r.has {
 		r.data = append(r.data, '\n')
