@@ -28,17 +28,13 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 	if err != nil {
 		return nil, err
 	}
-	u, ok, err := answerUsage(b)
-	if err != nil {
+	if !gjson.ValidBytes(b) {
 		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	if translated {
 		b = toolCallsToFunctionCall(b)
 	}
-	if !ok {
-		u = estimate(r, answerText(b))
-	}
-	return &provider.Response{Body: clientModel(r, b), Usage: u, Header: h}, nil
+	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
 }
 
 // chatBody prepares the upstream body: the upstream model, the reasoning

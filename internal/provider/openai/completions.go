@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -18,14 +20,10 @@ func (c *Client) Complete(ctx context.Context, r *provider.Request) (*provider.R
 	if err != nil {
 		return nil, err
 	}
-	u, ok, err := answerUsage(b)
-	if err != nil {
+	if !gjson.ValidBytes(b) {
 		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
-	if !ok {
-		u = estimate(r, answerText(b))
-	}
-	return &provider.Response{Body: clientModel(r, b), Usage: u, Header: h}, nil
+	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
 }
 
 // CompleteStream streams a legacy completion.

@@ -54,28 +54,12 @@ func answerText(b []byte) *tokens.Text {
 	return t
 }
 
-// answerUsage checks a complete answer and reads its usage, in one pass:
-// the check finds the top-level "usage" member on its way (issue 18: a
-// check, then a walk to the usage with gjson). As gjson.Get would, the
-// first "usage" counts; ok is false when it is not an object, for the
-// caller to count the answer (estimate).
-func answerUsage(b []byte) (u provider.Usage, ok bool, err error) {
-	var raw string
-	rd := jsonscan.NewReader(jsonscan.View(b))
-	err = rd.Object(func(key string) error {
-		if key != "usage" || raw != "" {
-			return nil // skipped
-		}
-		raw, err = rd.Skip()
-		return err
-	})
-	if err == nil {
-		err = rd.End()
+// usageOrEstimate returns the answer's usage, counted when absent.
+func usageOrEstimate(r *provider.Request, b []byte) provider.Usage {
+	if u := gjson.Get(jsonscan.View(b), "usage"); u.IsObject() { // read in place: only numbers are kept
+		return usageOf(u)
 	}
-	if err != nil || !isObject(raw) {
-		return provider.Usage{}, false, err
-	}
-	return usageOf(gjson.Parse(raw)), true, nil // read in place: only numbers are kept
+	return estimate(r, answerText(b))
 }
 
 // estimateInput counts an embeddings request's input, for upstreams that
