@@ -142,6 +142,25 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 			return
 		}
+		a.headNow(st)
+	}
+}
+
+// headNow flushes the response's head, with the events held, from this
+// shallow frame when the next chunk needs a read of the upstream
+// (provider.Buffered): the first Wait would flush them just before that
+// read, on a goroutine of its own, as its frame is deep (see Wait).
+// Here the flush is the same, at the same moment, without starting a
+// goroutine and handing over to it and back (issue 18). A stream that
+// cannot tell leaves it to Wait. Its error sticks: the next Wait, or
+// the next event, returns it.
+func (a *answer) headNow(st provider.Stream) {
+	if a.out.headed || !a.reading || !a.out.sw.Pending() {
+		return
+	}
+	if b, ok := st.(provider.Buffered); ok && !b.Buffered() {
+		a.out.headed = true
+		a.out.flush()
 	}
 }
 
@@ -260,9 +279,10 @@ func (o *relayOut) flush() error {
 // Its first flush writes the response's head, and net/http's
 // chunkWriter.writeHeader is a 2.8 KiB frame: run here, deep under the
 // upstream's read, it would double the stack that the stream keeps while
-// it waits to 16 KiB (issue 18). So that flush runs on a goroutine of its
-// own, which ends with it, while this one waits: the same flush, at the
-// same moment. A panic there is raised again here, on the request's
+// it waits to 16 KiB (issue 18). So, unless the relay sent it already
+// (headNow: a stream that tells when its next chunk needs a read), that
+// flush runs on a goroutine of its own, which ends with it, while this
+// one waits: the same flush, at the same moment. A panic there is raised again here, on the request's
 // goroutine, where the server's recovery sees it.
 func (a *answer) Wait() error {
 	if a.out.headed || a.out.sw == nil || !a.out.sw.Pending() {

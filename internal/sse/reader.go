@@ -198,6 +198,18 @@ func (r *Reader) Next() (Event, error) {
 	}
 }
 
+// Buffered reports whether Next may return without reading the stream:
+// a line read and not yet returned waits in the reader, a read error is
+// held back, or the reader has failed or ended. When it reports false,
+// Next reads: what the reader holds, if anything, is the start of a line.
+func (r *Reader) Buffered() bool {
+	if r.br == nil || r.err != nil || r.lineErr != nil || len(r.src.rest) > 0 {
+		return true
+	}
+	held, _ := r.br.Peek(r.br.Buffered())
+	return bytes.IndexByte(held, '\n') >= 0 || bytes.IndexByte(held, '\r') >= 0
+}
+
 func (r *Reader) pending() bool { return r.has || r.name != "" }
 
 func (r *Reader) event() Event { return Event{Event: r.name, Data: r.data} }
