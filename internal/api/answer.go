@@ -115,7 +115,7 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
-	a.out = relayOut{sw: sw}
+	a.out = relayOut{sw: sw, now: a.out.now}
 	sw.Hold(a.reading)
 	defer a.out.flush() // the end: an error event
 	for {
@@ -142,6 +142,25 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 			return
 		}
+		a.headNow(st)
+	}
+}
+
+// headNow flushes the response's head, with the events held, from this
+// shallow frame when the next chunk needs a read of the upstream
+// (provider.Buffered): the first Wait would flush them just before that
+// read, on a goroutine of its own, as its frame is deep (see Wait).
+// Here the flush is the same, at the same moment, without starting a
+// goroutine and handing over to it and back (issue 18). A stream that
+// cannot tell leaves it to Wait. Its error sticks: the next Wait, or
+// the next event, returns it.
+func (a *answer) headNow(st provider.Stream) {
+	if a.out.headed || !a.reading || !a.out.sw.Pending() {
+		return
+	}
+	if b, ok := st.(provider.Buffered); ok && !b.Buffered() {
+		a.out.headed = true
+		a.out.flush()
 	}
 }
 
@@ -201,8 +220,14 @@ func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcom
 }
 
 // streamWriteTimeout bounds one write to a slow client: an event's, or
-// the flush of the events held since the last.
-const streamWriteTimeout = time.Minute
+// the flush of the events held since the last. A deadline is set again
+// only once it is deadlineSlack old, so a write gets between 59 s and a
+// minute: setting it costs a lock and a timer's move in the runtime's
+// poller, which a stream paid for each upstream read (issue 18).
+const (
+	streamWriteTimeout = time.Minute
+	deadlineSlack      = time.Second
+)
 
 // relayOut is where a stream's events go, and what the wait hook
 // flushes (answer.Wait).
@@ -210,9 +235,14 @@ type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
 	// headed: Wait has flushed once, the response's head with it.
 	headed bool
+	// deadline is the write deadline set last (zero: none yet).
+	deadline time.Time
+	// now is the clock; nil: time.Now.
+	now func() time.Time
 }
 
-// refresh gives the client a minute for what is written next, when that
+// refresh gives the client a minute (less deadlineSlack at most) for what
+// is written next, when that
 // starts a write: nothing is held. A client that stops reading must not
 // hold the stream (and the upstream call) forever. The deadline is set
 // after the wait that came before (an upstream read, the usage
@@ -221,9 +251,18 @@ type relayOut struct {
 // is written, under its deadline, and a full buffer that goes out early
 // goes under it too.
 func (o *relayOut) refresh() {
-	if !o.sw.Pending() {
-		o.sw.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	if o.sw.Pending() {
+		return
 	}
+	now := time.Now()
+	if o.now != nil {
+		now = o.now()
+	}
+	if o.deadline.Sub(now) > streamWriteTimeout-deadlineSlack {
+		return // set less than deadlineSlack ago
+	}
+	o.deadline = now.Add(streamWriteTimeout)
+	o.sw.SetWriteDeadline(o.deadline)
 }
 
 // flush sends what is held, if anything; its error is the client's.
@@ -240,9 +279,10 @@ func (o *relayOut) flush() error {
 // Its first flush writes the response's head, and net/http's
 // chunkWriter.writeHeader is a 2.8 KiB frame: run here, deep under the
 // upstream's read, it would double the stack that the stream keeps while
-// it waits to 16 KiB (issue 18). So that flush runs on a goroutine of its
-// own, which ends with it, while this one waits: the same flush, at the
-// same moment. A panic there is raised again here, on the request's
+// it waits to 16 KiB (issue 18). So, unless the relay sent it already
+// (headNow: a stream that tells when its next chunk needs a read), that
+// flush runs on a goroutine of its own, which ends with it, while this
+// one waits: the same flush, at the same moment. A panic there is raised again here, on the request's
 // goroutine, where the server's recovery sees it.
 func (a *answer) Wait() error {
 	if a.out.headed || a.out.sw == nil || !a.out.sw.Pending() {

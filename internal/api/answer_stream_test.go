@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -264,4 +267,102 @@ func TestStreamFirstFlushPanicReachesCaller(t *testing.T) {
 	}()
 	a.Stream(st, func(gateway.Outcome) {})
 	t.Error("Stream returned after its flush panicked")
+}
+
+// deadlines is a client connection that records the write deadlines set.
+type deadlines struct {
+	*flushes
+	set []time.Duration // after the clock's start
+	now time.Time
+}
+
+func (d *deadlines) SetWriteDeadline(t time.Time) error {
+	d.set = append(d.set, t.Sub(time.Unix(0, 0)))
+	return nil
+}
+
+// Issue 18: a stream sets the client's write deadline again only when
+// the one it set is a second old (deadlineSlack): a minute for each
+// write, give or take that second, without a move of the poller's timer
+// for each upstream read.
+func TestStreamWriteDeadlineRefreshed(t *testing.T) {
+	d := &deadlines{flushes: &flushes{ResponseRecorder: httptest.NewRecorder()}, now: time.Unix(0, 0)}
+	a := newStreamAnswer(d, nil)
+	a.out.now = func() time.Time { return d.now }
+	a.Reading(true)
+	// Each upstream read comes 400ms after the last.
+	st := &reads{cur: []int{1}, left: [][]int{{2}, {3}, {4}, {5}}}
+	st.wait = func() error {
+		d.now = d.now.Add(400 * time.Millisecond)
+		return a.Wait()
+	}
+	st.closing = func() { a.Reading(false) }
+	a.Stream(st, func(gateway.Outcome) {})
+	// Set at 0 for event 1, kept for events 2 and 3 (0.4s, 0.8s), set
+	// at 1.2s for event 4, kept for event 5 (1.6s) and [DONE] (2s).
+	want := []time.Duration{time.Minute, time.Minute + 1200*time.Millisecond}
+	if diff := cmp.Diff(want, d.set); diff != "" {
+		t.Errorf("write deadlines set mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([][]int{{1}, {2}, {3}, {4}, {5}, {-1}}, d.got); diff != "" {
+		t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// bufferedReads is reads that tells whether its next chunk needs a read
+// (provider.Buffered).
+type bufferedReads struct{ *reads }
+
+func (s bufferedReads) Buffered() bool {
+	return len(s.cur) > 0 || s.endInRead && len(s.left) == 0
+}
+
+// flushedOn records the goroutine of each flush.
+type flushedOn struct {
+	*flushes
+	on []string
+}
+
+func (f *flushedOn) FlushError() error {
+	f.on = append(f.on, goroutine())
+	return f.flushes.FlushError()
+}
+
+// goroutine returns the calling goroutine's number.
+func goroutine() string {
+	b := make([]byte, 64)
+	return strings.Fields(string(b[:runtime.Stack(b, false)]))[1]
+}
+
+// Issue 18: when the stream tells that its next chunk needs a read of
+// the upstream, the response's head goes out with the events held
+// before that read's wait, as the wait hook would send it, but from the
+// relay's goroutine: no goroutine is started for it. A stream that
+// cannot tell leaves it to the wait hook's goroutine. The flushes are
+// the same either way.
+func TestStreamHeadFlushedBeforeRead(t *testing.T) {
+	for _, buffered := range []bool{true, false} {
+		t.Run(map[bool]string{true: "buffered", false: "cannot tell"}[buffered], func(t *testing.T) {
+			f := &flushedOn{flushes: &flushes{ResponseRecorder: httptest.NewRecorder()}}
+			a := newStreamAnswer(f, nil)
+			a.Reading(true)
+			r := &reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}, wait: a.Wait}
+			var st provider.Stream = r
+			if buffered {
+				st = bufferedReads{r}
+			}
+			a.Stream(st, func(gateway.Outcome) {})
+			if diff := cmp.Diff([][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, f.got); diff != "" {
+				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+			}
+			if here := f.on[0] == goroutine(); here != buffered {
+				t.Errorf("head flushed on the relay's goroutine: %v, want %v", here, buffered)
+			}
+			for i, g := range f.on[1:] {
+				if g != goroutine() {
+					t.Errorf("flush %d on another goroutine", i+2)
+				}
+			}
+		})
+	}
 }

@@ -361,6 +361,17 @@ func (s *relay) Next() ([]byte, error) {
 	return chunk, nil
 }
 
+// Buffered reports whether Next may return without reading the upstream
+// (provider.Buffered): the attempt's chunk is still to come, the stream
+// has ended, or its stream says so; a stream that cannot tell may.
+func (s *relay) Buffered() bool {
+	if s.peeked || s.eof {
+		return true
+	}
+	b, ok := s.Stream.(provider.Buffered)
+	return !ok || b.Buffered()
+}
+
 func (s *relay) Close() error {
 	if s.ended {
 		return nil

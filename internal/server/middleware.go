@@ -221,7 +221,11 @@ func Recover(log *slog.Logger) Middleware {
 }
 
 // BodyLimit caps request bodies at max bytes; reading past it fails with
-// *http.MaxBytesError, which handlers answer with 413.
+// *http.MaxBytesError, which handlers answer with 413. A body of declared
+// length over max is refused at once; one within it is left as it is:
+// net/http reads no more of it than its Content-Length, so only a body of
+// unknown length (chunked) is wrapped, which spares the usual request an
+// allocation and a layer under each read (issue 18).
 func BodyLimit(max int64) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +236,9 @@ func BodyLimit(max int64) Middleware {
 				w.Write([]byte(TooLargeBody(max)))
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, max)
+			if r.ContentLength < 0 {
+				r.Body = http.MaxBytesReader(w, r.Body, max)
+			}
 			next.ServeHTTP(w, r)
 		})
 	}

@@ -30,6 +30,11 @@ const (
 	// than per read of the network (issue 18). A stream whose reads each
 	// bring an event or two, such as a slow stream, keeps the small one.
 	bigBufSize = 4 << 10
+	// dataSize is the room an event's data is first given: a chat
+	// chunk, and the usage chunk that ends a stream, fit, where growing
+	// from the first chunk's size took a second allocation in every
+	// stream (issue 18).
+	dataSize = 512
 	// fieldSlack is what a line may carry beyond the limit: "data: ".
 	fieldSlack = len("data: ")
 )
@@ -193,6 +198,18 @@ func (r *Reader) Next() (Event, error) {
 	}
 }
 
+// Buffered reports whether Next may return without reading the stream:
+// a line read and not yet returned waits in the reader, a read error is
+// held back, or the reader has failed or ended. When it reports false,
+// Next reads: what the reader holds, if anything, is the start of a line.
+func (r *Reader) Buffered() bool {
+	if r.br == nil || r.err != nil || r.lineErr != nil || len(r.src.rest) > 0 {
+		return true
+	}
+	held, _ := r.br.Peek(r.br.Buffered())
+	return bytes.IndexByte(held, '\n') >= 0 || bytes.IndexByte(held, '\r') >= 0
+}
+
 func (r *Reader) pending() bool { return r.has || r.name != "" }
 
 func (r *Reader) event() Event { return Event{Event: r.name, Data: r.data} }
@@ -227,6 +244,9 @@ func (r *Reader) appendData(value []byte) error {
 	}
 	if n > r.max {
 		return ErrTooLarge
+	}
+	if cap(r.data) == 0 {
+		r.data = make([]byte, 0, max(n, dataSize))
 	}
 	if r.has {
 		r.data = append(r.data, '\n')

@@ -508,3 +508,59 @@ func TestReaderLinesAroundBufferSize(t *testing.T) {
 	}
 	checkVariants(t, in.Bytes(), want)
 }
+
+// countingReads counts the reads of a stream given per read.
+type countingReads struct {
+	perRead
+	n int
+}
+
+func (c *countingReads) Read(b []byte) (int, error) {
+	c.n++
+	return c.perRead.Read(b)
+}
+
+// Buffered reports false only when the next Next reads: nothing, or only
+// the start of a line, is held. The writer relies on it to flush what
+// the next read's wait would (issue 18).
+func TestReaderBuffered(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		reads []string
+		want  []bool // Buffered after each event
+	}{
+		{"an event a read", []string{"data: 1\n\n", "data: 2\n\n"}, []bool{false, false}},
+		{"two events in a read", []string{"data: 1\n\ndata: 2\n\n", "data: 3\n\n"}, []bool{true, false, false}},
+		{"an event and the start of one", []string{"data: 1\n\ndata: ", "2\n\n"}, []bool{false, false}},
+		{"an event and a line of one", []string{"data: 1\n\ndata: 2\n", "\n"}, []bool{true, false}},
+		{"CR line ends", []string{"data: 1\r\rdata: 2\r", "\r"}, []bool{true, false}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &countingReads{}
+			for _, r := range tt.reads {
+				src.perRead = append(src.perRead, []byte(r))
+			}
+			rd := NewReader(src, 0)
+			defer rd.Close()
+			var got []bool
+			for {
+				reads := src.n
+				buffered := rd.Buffered()
+				_, err := rd.Next()
+				if !buffered && src.n == reads && err == nil {
+					t.Errorf("after %v: Buffered false, but Next read nothing", got)
+				}
+				if err != nil {
+					break
+				}
+				got = append(got, rd.Buffered())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Buffered after each event mismatch (-want +got):\n%s", diff)
+			}
+			if !rd.Buffered() {
+				t.Error("Buffered false after the end")
+			}
+		})
+	}
+}

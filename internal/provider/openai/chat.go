@@ -106,6 +106,8 @@ func (c *Client) stream(ctx context.Context, r *provider.Request, path string, b
 	}, nil
 }
 
+var _ provider.Buffered = (*stream)(nil)
+
 // stream adapts an upstream SSE body to provider.Stream.
 type stream struct {
 	c          *Client
@@ -174,8 +176,10 @@ func (s *stream) edit(data []byte) ([]byte, bool, error) {
 	}
 	if isObject(m.usage) {
 		s.usage, s.gotUsage = usageOf(gjson.Parse(m.usage)), true
-	} else if u := gjson.Get(m.groq, "usage"); u.IsObject() {
-		s.usage, s.gotUsage = usageOf(u), true
+	} else if m.groq != "" { // Groq's x_groq.usage; not looked for in every chunk
+		if u := gjson.Get(m.groq, "usage"); u.IsObject() {
+			s.usage, s.gotUsage = usageOf(u), true
+		}
 	}
 	// The usage chunk is the one with choices: [] and a usage object; other
 	// empty-choices chunks (Azure's prompt_filter_results) are not it.
@@ -272,6 +276,10 @@ func (s *stream) finish() ([]byte, error) {
 	}
 	return nil, io.EOF
 }
+
+// Buffered reports whether Next may return without reading the upstream
+// (provider.Buffered): the stream has ended, or events it read wait.
+func (s *stream) Buffered() bool { return s.done || s.rd.Buffered() }
 
 // Usage returns the usage so far. Before the stream has finished (a
 // client that went away) it is the gateway's count of what was sent,
