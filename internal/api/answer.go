@@ -118,7 +118,13 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	a.out = relayOut{sw: sw}
 	sw.Hold(a.reading)
 	defer a.out.flush() // the end: an error event
+	// The stream idles in Await, whose frames are fewer and smaller than
+	// Next's: the stack it keeps while it waits is smaller (issue 18).
+	aw, _ := st.(provider.Awaiter)
 	for {
+		if aw != nil {
+			aw.Await()
+		}
 		chunk, err := st.Next()
 		if errors.Is(err, io.EOF) && sw.Err() == nil {
 			a.streamDone(sw, end)

@@ -361,6 +361,14 @@ func (s *relay) Next() ([]byte, error) {
 	return chunk, nil
 }
 
+// Await waits for the upstream's next bytes when Next would wait on them
+// and the stream can wait apart (provider.Awaiter).
+func (s *relay) Await() {
+	if a, ok := s.Stream.(provider.Awaiter); ok && !s.peeked && !s.eof {
+		a.Await()
+	}
+}
+
 func (s *relay) Close() error {
 	if s.ended {
 		return nil
