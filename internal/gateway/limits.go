@@ -108,7 +108,7 @@ func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, h
 }
 
 // settle corrects the token reservation to what the request used.
-func (g *Gateway) settle(ctx context.Context, req *Request, res reservation, used int64) {
+func (g *Gateway) settle(ctx context.Context, req *Request, res *reservation, used int64) {
 	if !res.taken || (res.subject.KeyTPM <= 0 && res.subject.AccountTPM <= 0) {
 		return
 	}
@@ -118,7 +118,7 @@ func (g *Gateway) settle(ctx context.Context, req *Request, res reservation, use
 }
 
 // refund gives back all a request reserved: the request and its tokens.
-func (g *Gateway) refund(ctx context.Context, req *Request, res reservation) {
+func (g *Gateway) refund(ctx context.Context, req *Request, res *reservation) {
 	if !res.taken {
 		return
 	}
