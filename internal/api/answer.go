@@ -118,28 +118,14 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	a.out = relayOut{sw: sw, now: a.out.now}
 	sw.Hold(a.reading)
 	defer a.out.flush() // the end: an error event
+	// The stream idles in Await, whose frames are fewer and smaller than
+	// Next's: the stack it keeps while it waits is smaller (issue 18).
+	aw, _ := st.(provider.Awaiter)
 	for {
-		chunk, err := st.Next()
-		if errors.Is(err, io.EOF) && sw.Err() == nil {
-			a.streamDone(sw, end)
-			return
+		if aw != nil {
+			aw.Await()
 		}
-		// A failure: what is held goes out first, before the error event
-		// and the record. A held flush that failed, in the wait hook or
-		// here, is the client gone, and err, if the hook's, is only its
-		// echo.
-		if err != nil && a.out.flush() != nil {
-			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
-			return
-		}
-		if err != nil {
-			a.streamFailed(sw, err, end)
-			return
-		}
-		a.out.refresh()
-		if err := a.d().event(sw, chunk); err != nil {
-			// The client went away; closing the stream cancels upstream.
-			end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		if !a.relayNext(st, sw, end) {
 			return
 		}
 		a.headNow(st)
@@ -162,6 +148,36 @@ func (a *answer) headNow(st provider.Stream) {
 		a.out.headed = true
 		a.out.flush()
 	}
+}
+
+// relayNext relays the stream's next chunk, or ends the stream, and
+// reports whether there is more. It has a frame of its own, off the
+// stack while the stream waits in Await (issue 18).
+func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.Outcome)) bool {
+	chunk, err := st.Next()
+	if errors.Is(err, io.EOF) && sw.Err() == nil {
+		a.streamDone(sw, end)
+		return false
+	}
+	// A failure: what is held goes out first, before the error event
+	// and the record. A held flush that failed, in the wait hook or
+	// here, is the client gone, and err, if the hook's, is only its
+	// echo.
+	if err != nil && a.out.flush() != nil {
+		end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		return false
+	}
+	if err != nil {
+		a.streamFailed(sw, err, end)
+		return false
+	}
+	a.out.refresh()
+	if err := a.d().event(sw, chunk); err != nil {
+		// The client went away; closing the stream cancels upstream.
+		end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		return false
+	}
+	return true
 }
 
 // streamDone ends a stream that completed. The usage is recorded before

@@ -36,8 +36,18 @@ func (h *Handler) routeMethods(path string, fns ...methodFn) {
 // handle registers fn for pattern, which names the request's route in
 // its access record.
 func (h *Handler) handle(pattern string, fn http.HandlerFunc) {
-	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		server.RecordFrom(r.Context()).Route = pattern
-		fn(w, r)
-	})
+	h.mux.Handle(pattern, &routed{pattern: pattern, fn: fn})
+}
+
+// routed is a route's handler: a method rather than a closure, which the
+// mux would call through http.HandlerFunc's frame, one more on the stack
+// that a stream keeps while it waits (issue 18).
+type routed struct {
+	pattern string
+	fn      http.HandlerFunc
+}
+
+func (rt *routed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	server.RecordFrom(r.Context()).Route = rt.pattern
+	rt.fn(w, r)
 }

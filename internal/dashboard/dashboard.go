@@ -265,16 +265,26 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.handle
 // dashboard on a listener of its own), "/" redirects to the dashboard and
 // other paths are not found.
 func (d *Dashboard) Mount(other http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The other handler is called from a frame kept small: it stays
-		// on the stack under an API stream's whole life (issue 18).
-		p := r.URL.Path
-		if other != nil && p != Prefix && !strings.HasPrefix(p, Prefix+"/") {
-			other.ServeHTTP(w, r)
-			return
-		}
-		d.serveMounted(w, r)
-	})
+	return &mounted{d: d, other: other}
+}
+
+// mounted is Mount's handler. It is a type of its own, not a closure
+// behind http.HandlerFunc, whose frame would be one more on the stack
+// under an API stream's whole life (issue 18).
+type mounted struct {
+	d     *Dashboard
+	other http.Handler
+}
+
+func (m *mounted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The other handler is called from a frame kept small: it stays on
+	// the stack under an API stream's whole life (issue 18).
+	p := r.URL.Path
+	if m.other != nil && p != Prefix && !strings.HasPrefix(p, Prefix+"/") {
+		m.other.ServeHTTP(w, r)
+		return
+	}
+	m.d.serveMounted(w, r)
 }
 
 // serveMounted serves a request Mount keeps: the dashboard's paths and,

@@ -294,6 +294,7 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 	}
 	x.spans.answered(sp, first, t.model.ID)
 	s := &relay{Stream: st, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof, span: sp}
+	s.aw, _ = st.(provider.Awaiter)
 	x.stream, x.relay = st, s
 	x.g.streams.Add(1)
 	return nil
@@ -331,6 +332,8 @@ type relay struct {
 	ended  bool
 	// span is the attempt's, ended with the stream.
 	span child
+	// aw is the stream's Await, if it has one.
+	aw provider.Awaiter
 }
 
 func (s *relay) Next() ([]byte, error) {
@@ -370,6 +373,14 @@ func (s *relay) Buffered() bool {
 	}
 	b, ok := s.Stream.(provider.Buffered)
 	return !ok || b.Buffered()
+}
+
+// Await waits for the upstream's next bytes when Next would wait on them
+// and the stream can wait apart (provider.Awaiter).
+func (s *relay) Await() {
+	if s.aw != nil && !s.peeked && !s.eof {
+		s.aw.Await()
+	}
 }
 
 func (s *relay) Close() error {

@@ -248,8 +248,7 @@ func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
 		return
 	}
 	defer x.abandon()
-	res, err := g.admit(ctx, x, w.Header())
-	if err != nil {
+	if err := g.admit(ctx, x, w.Header()); err != nil {
 		w.Error(err, x.end)
 		return
 	}
@@ -258,10 +257,10 @@ func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
 		w.Stream(x.relay, x.end)
 	}
 	if x.refund {
-		g.refund(ctx, req, res)
+		g.refund(ctx, req, &x.res)
 		return
 	}
-	g.settle(ctx, req, res, x.rec.TotalTokens)
+	g.settle(ctx, req, &x.res, x.rec.TotalTokens)
 }
 
 // exchangeFor resolves the model req asks for, one that the caller may
@@ -280,8 +279,8 @@ func (g *Gateway) exchangeFor(req *Request) (*exchange, error) {
 }
 
 // admit starts the request's trace, announces its model's retirement,
-// checks its spend budget and takes its rate limits.
-func (g *Gateway) admit(ctx context.Context, x *exchange, h http.Header) (reservation, error) {
+// checks its spend budget and takes its rate limits, into x.res.
+func (g *Gateway) admit(ctx context.Context, x *exchange, h http.Header) error {
 	m := x.requested
 	x.spans = g.spansFor(ctx)
 	x.spans.request(x.req)
@@ -290,12 +289,11 @@ func (g *Gateway) admit(ctx context.Context, x *exchange, h http.Header) (reserv
 	}
 	lim := x.spans.limits(ctx, g)
 	err := g.checkBudget(ctx, x.req)
-	var res reservation
 	if err == nil {
-		res, err = g.reserve(ctx, x.req, m, h, &x.rate)
+		x.res, err = g.reserve(ctx, x.req, m, h, &x.rate)
 	}
 	lim.end(ctx, err)
-	return res, err
+	return err
 }
 
 // endpointModes lists the model modes each endpoint serves; legacy

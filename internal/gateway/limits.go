@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/switchyard-gw/switchyard/internal/auth"
 	"github.com/switchyard-gw/switchyard/internal/catalog"
 	"github.com/switchyard-gw/switchyard/internal/jsonscan"
 	"github.com/switchyard-gw/switchyard/internal/limits"
@@ -66,12 +67,17 @@ func (g *Gateway) checkBudget(ctx context.Context, req *Request) error {
 }
 
 // reservation is what a request took from its rate limits; the zero
-// value took nothing. It is kept by value: a pointer would cost every
-// limited request an allocation.
+// value took nothing. It lives in the exchange, small: the limits' subject
+// is the request's caller's (subjectOf), not kept twice (issue 18).
 type reservation struct {
-	subject limits.Subject
-	tokens  int64
-	taken   bool
+	tokens int64
+	taken  bool
+}
+
+// subjectOf is the subject of p's rate limits.
+func subjectOf(p *auth.Principal) limits.Subject {
+	return limits.Subject{AccountID: p.AccountID, KeyID: p.KeyID,
+		AccountRPM: p.AccountLimits.RPM, AccountTPM: p.AccountLimits.TPM, KeyRPM: p.KeyLimits.RPM, KeyTPM: p.KeyLimits.TPM}
 }
 
 // reserve checks the request against its rate limits and sets the
@@ -81,9 +87,7 @@ func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, h
 	if g.opt.Rates == nil {
 		return reservation{}, nil
 	}
-	p := req.Principal
-	s := limits.Subject{AccountID: p.AccountID, KeyID: p.KeyID,
-		AccountRPM: p.AccountLimits.RPM, AccountTPM: p.AccountLimits.TPM, KeyRPM: p.KeyLimits.RPM, KeyTPM: p.KeyLimits.TPM}
+	s := subjectOf(&req.Principal)
 	if s.AccountRPM <= 0 && s.AccountTPM <= 0 && s.KeyRPM <= 0 && s.KeyTPM <= 0 {
 		return reservation{}, nil
 	}
@@ -104,25 +108,29 @@ func (g *Gateway) reserve(ctx context.Context, req *Request, m *catalog.Model, h
 	if out.Refused != nil {
 		return reservation{}, &RateLimited{Refusal: out.Refused}
 	}
-	return reservation{subject: s, tokens: tokens, taken: true}, nil
+	return reservation{tokens: tokens, taken: true}, nil
 }
 
 // settle corrects the token reservation to what the request used.
-func (g *Gateway) settle(ctx context.Context, req *Request, res reservation, used int64) {
-	if !res.taken || (res.subject.KeyTPM <= 0 && res.subject.AccountTPM <= 0) {
+func (g *Gateway) settle(ctx context.Context, req *Request, res *reservation, used int64) {
+	if !res.taken {
 		return
 	}
-	if err := g.opt.Rates.Settle(context.WithoutCancel(ctx), res.subject, res.tokens, used); err != nil {
+	s := subjectOf(&req.Principal)
+	if s.KeyTPM <= 0 && s.AccountTPM <= 0 {
+		return
+	}
+	if err := g.opt.Rates.Settle(context.WithoutCancel(ctx), s, res.tokens, used); err != nil {
 		g.opt.Log.Warn("rate limiter settle", "id", requestID(req), "err", err)
 	}
 }
 
 // refund gives back all a request reserved: the request and its tokens.
-func (g *Gateway) refund(ctx context.Context, req *Request, res reservation) {
+func (g *Gateway) refund(ctx context.Context, req *Request, res *reservation) {
 	if !res.taken {
 		return
 	}
-	if err := g.opt.Rates.Refund(context.WithoutCancel(ctx), res.subject, res.tokens); err != nil {
+	if err := g.opt.Rates.Refund(context.WithoutCancel(ctx), subjectOf(&req.Principal), res.tokens); err != nil {
 		g.opt.Log.Warn("rate limiter refund", "id", requestID(req), "err", err)
 	}
 }

@@ -70,6 +70,10 @@ type exchange struct {
 	hdr  [3]string
 	rate [6]string
 
+	// res is what the request took from its rate limits (admit). It
+	// lives here, not in Serve's frame, which a stream keeps on its
+	// stack while it waits (issue 18).
+	res reservation
 	// refund is set when the request failed by the gateway's own fault:
 	// its rate-limit reservation is given back whole.
 	refund bool

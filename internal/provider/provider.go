@@ -108,6 +108,16 @@ type Stream interface {
 	Close() error
 }
 
+// Awaiter is a Stream that can wait for the upstream's next bytes apart
+// from Next: Await returns once Next has something to read without
+// waiting, or its error (Next returns it). A caller that waits through
+// Await waits in a shallower frame than Next's, and the stack that a
+// goroutine keeps while a stream idles is what its frames hold then
+// (issue 18).
+type Awaiter interface {
+	Await()
+}
+
 // Provider is a configured upstream. What it can do is found by type
 // assertion on the interfaces below.
 type Provider interface {

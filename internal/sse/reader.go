@@ -115,6 +115,10 @@ func pooled(pool *sync.Pool, r io.Reader, size int) *bufio.Reader {
 type source struct {
 	r    io.Reader
 	full bool
+	// err is the stream's error, returned again by later reads without
+	// reading the stream: the read that met it may have been Await's,
+	// whose buffer does not keep it for Next.
+	err error
 	// rest, when the big buffer has taken over from small, is what small
 	// held unread: the big buffer's first read, after which small goes
 	// back to its pool.
@@ -129,8 +133,12 @@ func (s *source) Read(p []byte) (int, error) {
 		s.release()
 		return n, nil
 	}
+	if s.err != nil {
+		return 0, s.err
+	}
 	n, err := s.r.Read(p)
 	s.full = n > 0 && n == len(p)
+	s.err = err
 	return n, err
 }
 
@@ -208,6 +216,20 @@ func (r *Reader) Buffered() bool {
 	}
 	held, _ := r.br.Peek(r.br.Buffered())
 	return bytes.IndexByte(held, '\n') >= 0 || bytes.IndexByte(held, '\r') >= 0
+}
+
+// Await waits for the stream's next bytes when none are buffered, unless
+// the reader has failed or ended; Next then returns what it read, or its
+// error. With bytes buffered (the start of an event, say), it returns at
+// once and Next reads on. A caller that waits for each event through
+// Await idles in a frame of its own, shallower than Next's: a goroutine
+// parked on a stream keeps the stack its frames hold at that moment, and
+// the runtime halves a stack only when less than a quarter of it is in
+// use (issue 18).
+func (r *Reader) Await() {
+	if r.br != nil && r.br.Buffered() == 0 {
+		r.br.Peek(1) // its error stays with source, for Next
+	}
 }
 
 func (r *Reader) pending() bool { return r.has || r.name != "" }

@@ -161,6 +161,13 @@ func (s *stream) Next() ([]byte, error) {
 	return nil, io.EOF
 }
 
+// Await waits for the upstream's next bytes (provider.Awaiter).
+func (s *stream) Await() {
+	if !s.done {
+		s.rd.Await()
+	}
+}
+
 // edit applies the client's view to one upstream chunk and reports whether
 // the client gets it; an error event is the stream's error.
 func (s *stream) edit(data []byte) ([]byte, bool, error) {

@@ -1,0 +1,62 @@
+package api
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchyard-gw/switchyard/internal/gateway"
+	"github.com/switchyard-gw/switchyard/internal/provider"
+)
+
+// awaits is reads whose waits for a read of the body happen in Await
+// (provider.Awaiter), as OpenAI's streams' do: Next then finds the read
+// done. It notes, for each wait, whether Await ran it.
+type awaits struct {
+	reads
+	inAwait []bool
+}
+
+var _ provider.Awaiter = (*awaits)(nil)
+
+func (s *awaits) Await() {
+	if len(s.cur) > 0 || len(s.left) == 0 {
+		return
+	}
+	if err := s.wait(); err != nil {
+		return // Next's wait fails the same way
+	}
+	s.inAwait = append(s.inAwait, true)
+	s.cur, s.left = s.left[0], s.left[1:]
+}
+
+// Issue 18: a stream that can wait apart from Next (provider.Awaiter)
+// waits for each read in Await, from Stream's frame rather than under
+// Next's, and its events go out as they would otherwise: those of one
+// read in one flush.
+func TestStreamWaitsInAwait(t *testing.T) {
+	f := &flushes{ResponseRecorder: httptest.NewRecorder()}
+	a := newStreamAnswer(f, nil)
+	a.Reading(true)
+	st := &awaits{reads: reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}}}
+	st.wait = func() error {
+		st.inAwait = append(st.inAwait, false)
+		return a.Wait()
+	}
+	st.closing = func() { a.Reading(false) }
+	var out gateway.Outcome
+	a.Stream(st, func(o gateway.Outcome) { out = o })
+	if diff := cmp.Diff([][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, f.got); diff != "" {
+		t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+	}
+	// Each wait notes false, then true when Await ran it; the last, for
+	// the end of the body, is Next's.
+	if diff := cmp.Diff([]bool{false, true, false, true, false}, st.inAwait); diff != "" {
+		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+	}
+	if out != (gateway.Outcome{Status: http.StatusOK}) || !st.closed {
+		t.Errorf("outcome %+v, closed %v", out, st.closed)
+	}
+}
