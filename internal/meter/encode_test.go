@@ -3,6 +3,7 @@ package meter
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,45 @@ func TestAppendJSONIsEncodingJSON(t *testing.T) {
 		if got, want := appendProgressJSON(nil, &r), append(want[:len(want)-1], `,"open":true}`+"\n"...); string(got) != string(want) {
 			t.Errorf("appendProgressJSON\n%s\nwant\n%s", got, want)
 		}
+	}
+}
+
+// TestAppendJSONOmitsEachZero checks each field tagged omitempty on its
+// own: a record whose only non-zero field it is must be written as
+// encoding/json writes it, so that a field left out or written under
+// another field's test shows.
+func TestAppendJSONOmitsEachZero(t *testing.T) {
+	rt := reflect.TypeFor[Record]()
+	n := 0
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if !strings.HasSuffix(f.Tag.Get("json"), ",omitempty") {
+			continue
+		}
+		n++
+		t.Run(f.Name, func(t *testing.T) {
+			var r Record
+			switch v := reflect.ValueOf(&r).Elem().Field(i); v.Kind() {
+			case reflect.String:
+				v.SetString("x")
+			case reflect.Int, reflect.Int64:
+				v.SetInt(7)
+			case reflect.Bool:
+				v.SetBool(true)
+			default:
+				t.Fatalf("no non-zero value for a %s", v.Kind())
+			}
+			want, err := json.Marshal(&r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := appendJSON(nil, &r); string(got) != string(want)+"\n" {
+				t.Errorf("appendJSON\n%s\nencoding/json\n%s", got, want)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("Record has no field tagged omitempty")
 	}
 }
 
