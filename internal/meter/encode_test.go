@@ -33,12 +33,21 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestAppendJSONIsEncodingJSON: with strings that need no escaping,
-// a line is encoding/json's own encoding of the record, byte for byte:
-// the same fields in the same order, the zero ones tagged omitempty left
-// out.
+// TestAppendJSONIsEncodingJSON: with strings of printable ASCII other
+// than " \ < > &, which both write as they are, a line is encoding/json's
+// own encoding of the record, byte for byte: the same fields in the same
+// order, the zero ones tagged omitempty left out. (encoding/json escapes
+// < > & too, and writes \b and \f by name where AppendString writes
+// \u0008 and \u000c.)
 func TestAppendJSONIsEncodingJSON(t *testing.T) {
 	at := time.Date(2026, 11, 26, 11, 16, 3, 123456789, time.FixedZone("X", -5*3600))
+	var printable []byte
+	for c := byte(' '); c <= '~'; c++ {
+		if !strings.ContainsRune(`"\<>&`, rune(c)) {
+			printable = append(printable, c)
+		}
+	}
+	p := string(printable)
 	for _, r := range []Record{
 		{},
 		{ID: "usg_1", RequestID: "req_1", Time: at, AccountID: "acct_a", KeyID: "key_a", Endpoint: "chat.completions",
@@ -47,6 +56,8 @@ func TestAppendJSONIsEncodingJSON(t *testing.T) {
 			PriceVersion: "2026-11-01", Cost: 3_600_000, Latency: 812345, Status: 200},
 		{ID: "usg_2", Time: at.UTC(), RequestedModel: "fast", Deployment: "openai/gpt", Attempts: 2, CachedTokens: -1,
 			Estimated: true, Cost: -5, TTFT: 1, Status: 499, ErrorType: "server_error", Streamed: true, Cancelled: true},
+		{ID: p, RequestID: p, AccountID: p, KeyID: p, Endpoint: p, Model: p, Provider: p, UpstreamModel: p,
+			RequestedModel: p, Deployment: p, PriceVersion: p, ErrorType: p},
 	} {
 		want, err := json.Marshal(&r)
 		if err != nil {
