@@ -1,7 +1,6 @@
 package meter
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -9,8 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/switchyard-gw/switchyard/internal/jsonenc"
 )
 
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
@@ -109,51 +106,6 @@ func TestAppendJSONOmitsEachZero(t *testing.T) {
 	if n == 0 {
 		t.Fatal("Record has no field tagged omitempty")
 	}
-}
-
-// TestPlain compares plain's eight bytes at a time with a byte at a time,
-// for every byte value at every place of strings of up to 19 bytes, and
-// for a byte that needs escaping after another.
-func TestPlain(t *testing.T) {
-	byByte := func(s string) bool {
-		for _, c := range []byte(s) {
-			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-				return false
-			}
-		}
-		return true
-	}
-	for n := 1; n < 20; n++ {
-		for at := range n {
-			for c := range 256 {
-				b := []byte(strings.Repeat("a~ Z", 5)[:n])
-				b[at] = byte(c)
-				if s := string(b); plain(s) != byByte(s) {
-					t.Fatalf("plain(%q) = %v", s, plain(s))
-				}
-				if at > 0 {
-					b[at-1] = 0x1f // a borrow from below must not hide c
-					if s := string(b); plain(s) {
-						t.Fatalf("plain(%q) = true", s)
-					}
-				}
-			}
-		}
-	}
-	if !plain("") {
-		t.Error(`plain("") = false`)
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "usg_01JDQ3Y1V6A4ZK2W9X8C7B5N3M", "quote\" here", "\x7f\x80\u2028日本", "12345678\\"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := appendString(nil, s), jsonenc.AppendString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	})
 }
 
 // TestTornProgressLine: a progress line cut anywhere by a crash is
