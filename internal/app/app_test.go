@@ -61,6 +61,9 @@ func startLogged(t testing.TB, dbURL string, env map[string]string, mut func(*co
 	// as down when a loaded machine (-race, two cores) answers late: the
 	// Redis outage test sets the short timeout back.
 	cfg.Redis.Timeout = 5 * time.Second
+	// Changes made through the store reach the app within a few
+	// milliseconds, for the tests that wait for them.
+	cfg.Auth.ChangePollInterval = 5 * time.Millisecond
 	if mut != nil {
 		mut(&cfg)
 	}
@@ -77,7 +80,6 @@ func startLogged(t testing.TB, dbURL string, env map[string]string, mut func(*co
 		// Not ./switchyard-usage-journal in the source tree.
 		cfg.Metering.JournalDir = filepath.Join(t.TempDir(), "journal")
 	}
-	cfg.Auth.ChangePollInterval = 5 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, &cfg, log)
 	if err != nil {

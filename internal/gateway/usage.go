@@ -36,8 +36,13 @@ type exchange struct {
 	// apply: the one that answered, or was tried last.
 	requested *catalog.Model
 	model     *catalog.Model
-	rec       meter.Record
-	done      bool
+	// rec is the usage record, built up as the request goes. Between a
+	// stream's first chunk and finish, the fields fill sets (status,
+	// error type, cancelled, tokens, prices, cost, latency) hold chunk's
+	// estimate of the stream's progress, not its outcome, and must not be
+	// read; finish sets them all again.
+	rec  meter.Record
+	done bool
 	// access is the request's access log record, given the record's
 	// status, deployment and attempts so that both say the same.
 	access *server.Record
@@ -141,10 +146,10 @@ var idChars = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding
 // has seen is recorded even if the process dies under it.
 //
 // The progress is the exchange's own record, filled as if the stream
-// ended here: finish fills every field that fill sets again, and nothing
-// reads them in between. A copy would be handed to the Recorder, an
-// interface, and so escape: an allocation on every stream. One clock
-// reading serves the time to first chunk, the interval and the latency.
+// ended here (see rec for what that forbids until finish). A copy would
+// be handed to the Recorder, an interface, and so escape: an allocation
+// on every stream. One clock reading serves the time to first chunk, the
+// interval and the latency.
 func (x *exchange) chunk() {
 	x.chunks++
 	first := x.rec.TTFT == 0

@@ -12,9 +12,21 @@ import "unicode/utf8"
 // bytes as \ufffd, U+2028 and U+2029 escaped. The runs between escapes
 // are copied whole.
 func AppendString(b []byte, s string) []byte {
+	n := safePrefix(s)
+	if n < len(s) {
+		return appendEscaped(b, s, n)
+	}
+	// The common case: a string of safe bytes only, copied whole.
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendEscaped is AppendString for an s whose first n bytes are safe,
+// and the next is not.
+func appendEscaped(b []byte, s string, n int) []byte {
 	b = append(b, '"')
 	for {
-		n := safePrefix(s)
 		b = append(b, s[:n]...)
 		if n == len(s) {
 			return append(b, '"')
@@ -22,6 +34,7 @@ func AppendString(b []byte, s string) []byte {
 		var size int
 		b, size = appendEscape(b, s[n:])
 		s = s[n+size:]
+		n = safePrefix(s)
 	}
 }
 
@@ -36,12 +49,45 @@ var jsonSafe = func() (t [256]bool) {
 }()
 
 // safePrefix returns the length of the run of safe bytes s starts with.
+// The strings of a line (IDs, model and route names) are nearly always
+// safe throughout, so it reads s eight bytes at a time, as one word, and
+// a byte at a time only from a word that is not all safe, or in a string
+// shorter than a word.
 func safePrefix(s string) int {
 	i := 0
+	if len(s) >= 8 {
+		t := s
+		for len(t) >= 8 && safeWord(t[:8]) {
+			t = t[8:]
+		}
+		if len(t) < 8 && safeWord(s[len(s)-8:]) {
+			// Every word was safe, and so are the last eight bytes,
+			// which overlap the last word read.
+			return len(s)
+		}
+		i = len(s) - len(t)
+	}
 	for i < len(s) && jsonSafe[s[i]] {
 		i++
 	}
 	return i
+}
+
+// safeWord reports whether the eight bytes of t, read as one word, are
+// all safe.
+func safeWord(t string) bool {
+	// Bytes repeated in each byte of a word.
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+	// A byte's high bit is set in the result when it is 0x80 or more (w),
+	// below 0x20 (w-0x20 borrows), or the quote or the backslash (the xor
+	// zeroes it, and subtracting 1 borrows). Borrows may set the bits of
+	// bytes above such a byte too, never when there is none.
+	return (w|(w-0x20*ones)|((w^'"'*ones)-ones)|((w^'\\'*ones)-ones))&highs == 0
 }
 
 const hexDigits = "0123456789abcdef"

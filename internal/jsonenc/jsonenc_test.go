@@ -37,6 +37,31 @@ func TestAppendStringEveryPosition(t *testing.T) {
 	}
 }
 
+// TestSafePrefix compares safePrefix, which reads eight bytes at a time,
+// with a byte at a time, for every byte value at every position of
+// strings of up to 19 bytes that are safe elsewhere.
+func TestSafePrefix(t *testing.T) {
+	safe := strings.Repeat("a~ Z", 5)
+	for n := 1; n < 20; n++ {
+		for at := range n {
+			for c := range 256 {
+				b := []byte(safe[:n])
+				b[at] = byte(c)
+				want := n
+				if !jsonSafe[c] {
+					want = at
+				}
+				if got := safePrefix(string(b)); got != want {
+					t.Fatalf("safePrefix(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+	if got := safePrefix(""); got != 0 {
+		t.Errorf(`safePrefix("") = %d`, got)
+	}
+}
+
 // TestAppendStringIsSlogs checks AppendString against log/slog's JSON
 // handler byte for byte, over every kind of escape.
 func TestAppendStringIsSlogs(t *testing.T) {
@@ -52,6 +77,22 @@ func TestAppendStringIsSlogs(t *testing.T) {
 		slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{ReplaceAttr: drop})).Info("", "k", s)
 		if got, want := `{"k":`+string(AppendString(nil, s))+"}\n", out.String(); got != want {
 			t.Errorf("%q: AppendString gives %s, slog %s", s, got, want)
+		}
+	}
+}
+
+// BenchmarkAppendString appends the strings of a usage record and an
+// access log line, which need no escaping, and one that does.
+func BenchmarkAppendString(b *testing.B) {
+	strs := []string{"usg_01JDQ3Y1V6A4ZK2W9X8C7B5N3M", "req_6f1c0d2e9a8b7c6d5e4f3a2b1c0d9e8f", "acct_01JDQ3X4M2",
+		"chat.completions", "gpt-4o-mini", "openai", "openai/gpt-4o-mini-2024-07-18", "POST /v1/chat/completions",
+		"INFO", `a "quoted" word`}
+	b.ReportAllocs()
+	buf := make([]byte, 0, 1024)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, s := range strs {
+			buf = AppendString(buf, s)
 		}
 	}
 }

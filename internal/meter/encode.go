@@ -17,30 +17,30 @@ import (
 // the same zero.
 func appendJSON(b []byte, r *Record) []byte {
 	b = append(b, `{"id":`...)
-	b = appendString(b, r.ID)
+	b = jsonenc.AppendString(b, r.ID)
 	b = append(b, `,"request_id":`...)
-	b = appendString(b, r.RequestID)
+	b = jsonenc.AppendString(b, r.RequestID)
 	b = append(b, `,"time":"`...)
 	b = r.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","account_id":`...)
-	b = appendString(b, r.AccountID)
+	b = jsonenc.AppendString(b, r.AccountID)
 	b = append(b, `,"key_id":`...)
-	b = appendString(b, r.KeyID)
+	b = jsonenc.AppendString(b, r.KeyID)
 	b = append(b, `,"endpoint":`...)
-	b = appendString(b, r.Endpoint)
+	b = jsonenc.AppendString(b, r.Endpoint)
 	b = append(b, `,"model":`...)
-	b = appendString(b, r.Model)
+	b = jsonenc.AppendString(b, r.Model)
 	b = append(b, `,"provider":`...)
-	b = appendString(b, r.Provider)
+	b = jsonenc.AppendString(b, r.Provider)
 	b = append(b, `,"upstream_model":`...)
-	b = appendString(b, r.UpstreamModel)
+	b = jsonenc.AppendString(b, r.UpstreamModel)
 	if r.RequestedModel != "" {
 		b = append(b, `,"requested_model":`...)
-		b = appendString(b, r.RequestedModel)
+		b = jsonenc.AppendString(b, r.RequestedModel)
 	}
 	if r.Deployment != "" {
 		b = append(b, `,"deployment":`...)
-		b = appendString(b, r.Deployment)
+		b = jsonenc.AppendString(b, r.Deployment)
 	}
 	if r.Attempts != 0 {
 		b = append(b, `,"attempts":`...)
@@ -66,7 +66,7 @@ func appendJSON(b []byte, r *Record) []byte {
 	b = append(b, `,"output_price":`...)
 	b = strconv.AppendInt(b, r.OutputPrice, 10)
 	b = append(b, `,"price_version":`...)
-	b = appendString(b, r.PriceVersion)
+	b = jsonenc.AppendString(b, r.PriceVersion)
 	b = append(b, `,"cost":`...)
 	b = strconv.AppendInt(b, int64(r.Cost), 10)
 	b = append(b, `,"latency":`...)
@@ -79,7 +79,7 @@ func appendJSON(b []byte, r *Record) []byte {
 	b = strconv.AppendInt(b, int64(r.Status), 10)
 	if r.ErrorType != "" {
 		b = append(b, `,"error_type":`...)
-		b = appendString(b, r.ErrorType)
+		b = jsonenc.AppendString(b, r.ErrorType)
 	}
 	if r.Streamed {
 		b = append(b, `,"streamed":true`...)
@@ -96,57 +96,4 @@ func appendProgressJSON(b []byte, r *Record) []byte {
 	b = appendJSON(b, r)
 	b = b[:len(b)-2] // "}\n"
 	return append(b, `,"open":true}`+"\n"...)
-}
-
-// appendString appends s as jsonenc.AppendString does. The strings of a
-// record (IDs, model and provider names) are nearly always printable
-// ASCII without a quote or a backslash, which stand for themselves: those
-// are checked eight bytes at a time and copied whole, and only the others
-// go through jsonenc.AppendString's escaping, a byte at a time.
-func appendString(b []byte, s string) []byte {
-	if !plain(s) {
-		return jsonenc.AppendString(b, s)
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// Bytes repeated in each byte of a word, for plain.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// plain reports whether every byte of s is printable ASCII other than
-// the quote and the backslash: a JSON string's bytes as they are.
-func plain(s string) bool {
-	if len(s) < 8 {
-		for i := range len(s) {
-			if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-				return false
-			}
-		}
-		return true
-	}
-	// The words of s, then its last eight bytes, which may overlap the
-	// last word read.
-	last := s[len(s)-8:]
-	for ; len(s) >= 8; s = s[8:] {
-		if !plainWord(s[:8]) {
-			return false
-		}
-	}
-	return plainWord(last)
-}
-
-// plainWord is plain for eight bytes, read as one word.
-func plainWord(t string) bool {
-	w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
-		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
-	// A byte's high bit is set in the result when it is 0x80 or more (w),
-	// below 0x20 (w-0x20 borrows), or the quote or the backslash (the xor
-	// zeroes it, and subtracting 1 borrows). Borrows may set the bits of
-	// bytes above a flagged one too, never when none is.
-	return (w|(w-0x20*ones)|((w^'"'*ones)-ones)|((w^'\\'*ones)-ones))&highs == 0
 }

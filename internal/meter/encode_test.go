@@ -1,15 +1,13 @@
 package meter
 
 import (
-	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/switchyard-gw/switchyard/internal/jsonenc"
 )
 
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
@@ -32,12 +30,21 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestAppendJSONIsEncodingJSON: with strings that need no escaping,
-// a line is encoding/json's own encoding of the record, byte for byte:
-// the same fields in the same order, the zero ones tagged omitempty left
-// out.
+// TestAppendJSONIsEncodingJSON: with strings of printable ASCII other
+// than " \ < > &, which both write as they are, a line is encoding/json's
+// own encoding of the record, byte for byte: the same fields in the same
+// order, the zero ones tagged omitempty left out. (encoding/json escapes
+// < > & too, and writes \b and \f by name where AppendString writes
+// \u0008 and \u000c.)
 func TestAppendJSONIsEncodingJSON(t *testing.T) {
 	at := time.Date(2026, 11, 26, 11, 16, 3, 123456789, time.FixedZone("X", -5*3600))
+	var printable []byte
+	for c := byte(' '); c <= '~'; c++ {
+		if !strings.ContainsRune(`"\<>&`, rune(c)) {
+			printable = append(printable, c)
+		}
+	}
+	p := string(printable)
 	for _, r := range []Record{
 		{},
 		{ID: "usg_1", RequestID: "req_1", Time: at, AccountID: "acct_a", KeyID: "key_a", Endpoint: "chat.completions",
@@ -46,6 +53,8 @@ func TestAppendJSONIsEncodingJSON(t *testing.T) {
 			PriceVersion: "2026-11-01", Cost: 3_600_000, Latency: 812345, Status: 200},
 		{ID: "usg_2", Time: at.UTC(), RequestedModel: "fast", Deployment: "openai/gpt", Attempts: 2, CachedTokens: -1,
 			Estimated: true, Cost: -5, TTFT: 1, Status: 499, ErrorType: "server_error", Streamed: true, Cancelled: true},
+		{ID: p, RequestID: p, AccountID: p, KeyID: p, Endpoint: p, Model: p, Provider: p, UpstreamModel: p,
+			RequestedModel: p, Deployment: p, PriceVersion: p, ErrorType: p},
 	} {
 		want, err := json.Marshal(&r)
 		if err != nil {
@@ -60,49 +69,43 @@ func TestAppendJSONIsEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestPlain compares plain's eight bytes at a time with a byte at a time,
-// for every byte value at every place of strings of up to 19 bytes, and
-// for a byte that needs escaping after another.
-func TestPlain(t *testing.T) {
-	byByte := func(s string) bool {
-		for _, c := range []byte(s) {
-			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-				return false
+// TestAppendJSONOmitsEachZero checks each field tagged omitempty on its
+// own: a record whose only non-zero field it is must be written as
+// encoding/json writes it, so that a field left out or written under
+// another field's test shows.
+func TestAppendJSONOmitsEachZero(t *testing.T) {
+	rt := reflect.TypeFor[Record]()
+	n := 0
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if !strings.HasSuffix(f.Tag.Get("json"), ",omitempty") {
+			continue
+		}
+		n++
+		t.Run(f.Name, func(t *testing.T) {
+			var r Record
+			switch v := reflect.ValueOf(&r).Elem().Field(i); v.Kind() {
+			case reflect.String:
+				v.SetString("x")
+			case reflect.Int, reflect.Int64:
+				v.SetInt(7)
+			case reflect.Bool:
+				v.SetBool(true)
+			default:
+				t.Fatalf("no non-zero value for a %s", v.Kind())
 			}
-		}
-		return true
-	}
-	for n := 1; n < 20; n++ {
-		for at := range n {
-			for c := range 256 {
-				b := []byte(strings.Repeat("a~ Z", 5)[:n])
-				b[at] = byte(c)
-				if s := string(b); plain(s) != byByte(s) {
-					t.Fatalf("plain(%q) = %v", s, plain(s))
-				}
-				if at > 0 {
-					b[at-1] = 0x1f // a borrow from below must not hide c
-					if s := string(b); plain(s) {
-						t.Fatalf("plain(%q) = true", s)
-					}
-				}
+			want, err := json.Marshal(&r)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			if got := appendJSON(nil, &r); string(got) != string(want)+"\n" {
+				t.Errorf("appendJSON\n%s\nencoding/json\n%s", got, want)
+			}
+		})
 	}
-	if !plain("") {
-		t.Error(`plain("") = false`)
+	if n == 0 {
+		t.Fatal("Record has no field tagged omitempty")
 	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "usg_01JDQ3Y1V6A4ZK2W9X8C7B5N3M", "quote\" here", "\x7f\x80\u2028日本", "12345678\\"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := appendString(nil, s), jsonenc.AppendString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	})
 }
 
 // TestTornProgressLine: a progress line cut anywhere by a crash is
