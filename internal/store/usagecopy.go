@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -159,12 +160,13 @@ func stageUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) (int, er
 }
 
 // copyRecords copies recs into table (usage_records or the staging
-// table, which has its columns) by binary COPY, encoded by copyRows.
+// table, which has its columns) by binary COPY, encoded by
+// encodeCopyRows.
 func copyRecords(ctx context.Context, tx pgx.Tx, table string, recs []*meter.Record) error {
 	if err := checkCopyRows(recs); err != nil {
 		return fmt.Errorf("copy records: %w", err)
 	}
-	tag, err := tx.Conn().PgConn().CopyFrom(ctx, &copyRows{recs: recs},
+	tag, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(encodeCopyRows(recs)),
 		`COPY `+table+` (`+usageColumns+`) FROM STDIN (FORMAT binary)`)
 	if err != nil {
 		return fmt.Errorf("copy records: %w", err)

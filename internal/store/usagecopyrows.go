@@ -3,57 +3,34 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/switchyard-gw/switchyard/internal/meter"
 )
 
-// copyRows is the binary COPY data of records in usageColumns order, an
-// io.Reader that encodes rows as they are read: pgconn reads it on a
-// goroutine of its own, 64 KiB at a time, while the server takes the
-// rows sent before. Each value is encoded straight from the record, as
-// the column's type has it on the wire (text as its bytes, BIGINT and
-// INTEGER big-endian, BOOLEAN as one byte): through pgx's CopyFrom
-// every value was boxed, then looked up in its type map, which was most
-// of the client's time per row. The column types are those of the
-// ledger; a change to them must change usageColumns, the staging table
-// (a copy of the ledger's) and appendCopyRow together.
-type copyRows struct {
-	recs []*meter.Record // the rows not yet encoded
-	buf  []byte          // encoded rows; read up to off
-	off  int
-	head bool // the header is encoded
-	done bool // the trailer is encoded
-}
-
 // copySignature begins binary COPY data, followed by the flags and the
 // header extension's length, both 0.
 const copySignature = "PGCOPY\n\xff\r\n\x00"
 
-func (c *copyRows) Read(p []byte) (int, error) {
-	if c.off == len(c.buf) {
-		c.buf, c.off = c.buf[:0], 0
-		for len(c.buf) < len(p) && !c.done {
-			switch {
-			case !c.head:
-				c.buf = append(append(c.buf, copySignature...), 0, 0, 0, 0, 0, 0, 0, 0)
-				c.head = true
-			case len(c.recs) > 0:
-				c.buf = appendCopyRow(c.buf, c.recs[0])
-				c.recs = c.recs[1:]
-			default:
-				c.buf = binary.BigEndian.AppendUint16(c.buf, 0xffff) // -1 fields: the end
-				c.done = true
-			}
-		}
-		if len(c.buf) == 0 {
-			return 0, io.EOF
-		}
+// encodeCopyRows returns the binary COPY data of recs in usageColumns
+// order: a header, one row per record and a trailer, 213 bytes a row
+// plus its strings. Each value is encoded straight from the record,
+// as the column's type has it on the wire (text as its bytes, BIGINT and
+// INTEGER big-endian, BOOLEAN as one byte): through pgx's CopyFrom every
+// value was boxed, then looked up in its type map, which was most of the
+// client's time per row. The whole batch is encoded before the COPY
+// starts, into a buffer of its own that nothing reuses: pgconn reads the
+// data on a goroutine that can outlive CopyFrom (it returns at the
+// deadline or on a server error without waiting for it), and the meter
+// reuses its records once WriteUsage returns. The column types are
+// those of the ledger; a change to them must change usageColumns, the
+// staging table (a copy of the ledger's) and appendCopyRow together.
+func encodeCopyRows(recs []*meter.Record) []byte {
+	b := append([]byte(copySignature), 0, 0, 0, 0, 0, 0, 0, 0)
+	for _, r := range recs {
+		b = appendCopyRow(b, r)
 	}
-	n := copy(p, c.buf[c.off:])
-	c.off += n
-	return n, nil
+	return binary.BigEndian.AppendUint16(b, 0xffff) // -1 fields: the end
 }
 
 // appendCopyRow appends r's row to b: its field count, then each value
