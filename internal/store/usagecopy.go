@@ -54,12 +54,17 @@ SELECT count(*) FROM ins`
 // dailyFromArrays adds the rollup rows given as ten parallel arrays to
 // usage_daily in key order, as usageFromStage does: one statement text
 // whatever the number of rows, so that it is prepared once per connection.
+// The arrays' text takes the database's default collation, so the keys
+// are ordered by bytes (COLLATE "C") as usageFromStage's columns are:
+// under another locale two batches written at once, one on each path,
+// could otherwise lock the same rollup rows in opposite orders and
+// deadlock.
 const dailyFromArrays = `INSERT INTO usage_daily (account_id, day, model, key_id,
 		requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
 	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
 		$5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
 		AS u(account_id, day, model, key_id, requests, errors, prompt, completion, total, cost)
-	ORDER BY account_id, day, model, key_id
+	ORDER BY account_id COLLATE "C", day, model COLLATE "C", key_id COLLATE "C"
 ` + dailyAdd
 
 // usageColumnNames is usageColumns as a list.
