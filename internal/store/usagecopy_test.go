@@ -318,3 +318,28 @@ func localeDatabase(t *testing.T, locale string) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// TestCopyColumnTypes checks the types the COPY encoder gives the
+// ledger's columns (which the server-less TestEncodeCopyRows checks the
+// encoding of) against usage_records as migrated: every column, of the
+// same type. A column whose type changes fails here before a COPY sends
+// its values in the wrong format.
+func TestCopyColumnTypes(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, storetest.PostgresURL(t))
+	got := map[string]uint32{}
+	err := store.QueryForTest(ctx, s, func(row interface{ Scan(...any) error }) error {
+		var name string
+		var oid uint32
+		err := row.Scan(&name, &oid)
+		got[name] = oid
+		return err
+	}, `SELECT a.attname, a.atttypid FROM pg_attribute a
+		WHERE a.attrelid = 'usage_records'::regclass AND a.attnum > 0 AND NOT a.attisdropped`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := gocmp.Diff(store.CopyColumnTypesForTest(), got); diff != "" {
+		t.Errorf("column type OIDs of usage_records (-encoder +schema):\n%s", diff)
+	}
+}
