@@ -23,8 +23,11 @@ const copySignature = "PGCOPY\n\xff\r\n\x00"
 // data on a goroutine that can outlive CopyFrom (it returns at the
 // deadline or on a server error without waiting for it), and the meter
 // reuses its records once WriteUsage returns. The column types are
-// those of the ledger; a change to them must change usageColumns, the
-// staging table (a copy of the ledger's) and appendCopyRow together.
+// hard-coded here as the ledger has them (the staging table is created
+// LIKE the ledger, so it follows): a change to a column's type must
+// change appendCopyRow with it, which TestCopyColumnTypes (the schema
+// against the types the encoder assumes) and TestEncodeCopyRows (the
+// encoding of those types against pgx's) catch when it does not.
 func encodeCopyRows(recs []*meter.Record) []byte {
 	b := append([]byte(copySignature), 0, 0, 0, 0, 0, 0, 0, 0)
 	for _, r := range recs {
