@@ -68,7 +68,11 @@ func TestEncodeCopyRows(t *testing.T) {
 		}
 	}
 	want = append(want, 0xff, 0xff)
-	if got := encodeCopyRows(recs); !bytes.Equal(got, want) {
+	got := encodeCopyRows(recs)
+	if len(got) != cap(got) {
+		t.Errorf("COPY data of %d bytes in a buffer of %d, sized wrong", len(got), cap(got))
+	}
+	if !bytes.Equal(got, want) {
 		t.Errorf("COPY data of %d bytes differs from pgx's of %d:\n got %q\nwant %q", len(got), len(want), got, want)
 	}
 }
