@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -409,13 +410,46 @@ func (s *panicSink) WriteUsage(ctx context.Context, recs []meter.Record) (int, e
 	return s.sink.WriteUsage(ctx, recs)
 }
 
+// logLines is a slog handler that keeps each record's message, and
+// whether it has a stack attribute.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (h *logLines) Enabled(context.Context, slog.Level) bool { return true }
+func (h *logLines) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *logLines) WithGroup(string) slog.Handler            { return h }
+
+func (h *logLines) Handle(_ context.Context, r slog.Record) error {
+	line := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "stack" {
+			line += " (with a stack)"
+		}
+		return true
+	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lines = append(h.lines, line)
+	return nil
+}
+
+func (h *logLines) all() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.lines)
+}
+
 // A panic in one batch of a flush leaves the batches written before it
 // written: they are not sent again, nor counted twice as committed in
 // their journal segment (which could then be deleted while its later
-// records are only in memory).
+// records are only in memory). It is logged as a panic, with its stack,
+// not as the database being unavailable.
 func TestPanicMidFlushKeepsWrittenBatches(t *testing.T) {
-	s := &panicSink{sink: newSink()}
-	m, err := meter.New(s, meter.Options{Dir: t.TempDir(), BatchSize: 10, FlushInterval: 10 * time.Millisecond, Log: quiet()})
+	s, logs := &panicSink{sink: newSink()}, &logLines{}
+	m, err := meter.New(s, meter.Options{Dir: t.TempDir(), BatchSize: 10, FlushInterval: 10 * time.Millisecond,
+		Log: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,5 +461,13 @@ func TestPanicMidFlushKeepsWrittenBatches(t *testing.T) {
 	stop()
 	if got := s.given.Load(); got != 30 {
 		t.Errorf("the sink was given %d records for 30 (the batch written before the panic sent again)", got)
+	}
+	want := []string{
+		"usage writer panic (with a stack)",
+		"usage writer: sink panicked; records are kept and retried",
+		"usage writer: batches are written again",
+	}
+	if diff := cmp.Diff(want, logs.all()); diff != "" {
+		t.Errorf("log lines (-want +got):\n%s", diff)
 	}
 }

@@ -2,6 +2,7 @@ package meter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -186,14 +187,18 @@ func (w *writer) writeRound(ctx context.Context, items []item) (int, error) {
 	return done, nil
 }
 
+// errSinkPanic marks the failure of a batch whose sink write panicked.
+var errSinkPanic = errors.New("usage sink panic")
+
 // send gives the sink copies of the records of items, in the round's
-// ith record buffer. A panic in the sink fails this batch alone, as an
-// error, so that the round's other batches are waited for.
+// ith record buffer. A panic in the sink is logged with its stack and
+// fails this batch alone, as an errSinkPanic error, so that the round's
+// other batches are waited for; it is retried as a failed write is.
 func (w *writer) send(ctx context.Context, i int, items []item) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			w.m.opt.Log.Error("usage writer panic", "panic", p, "stack", string(debug.Stack()))
-			err = fmt.Errorf("usage sink panic: %v", p)
+			err = fmt.Errorf("%w: %v", errSinkPanic, p)
 		}
 	}()
 	recs := w.recs[i][:0]
@@ -225,21 +230,27 @@ func (w *writer) committed(items []item) {
 	}
 }
 
-// failed notes a sink failure and schedules the next try.
+// failed notes a sink failure and schedules the next try. A sink panic
+// is a failure too, the sink down until a write succeeds, but is not
+// reported as the database's.
 func (w *writer) failed(err error) {
 	w.m.failures.Add(1)
 	w.backoff = min(max(2*w.backoff, minRetry), maxRetry)
 	w.retryAt = time.Now().Add(w.backoff)
-	if !w.m.down.Swap(true) {
-		w.m.opt.Log.Error("usage writer: database unavailable; records are kept and retried",
-			"err", err, "pending", len(w.pending))
+	if w.m.down.Swap(true) {
+		return
 	}
+	msg := "usage writer: database unavailable; records are kept and retried"
+	if errors.Is(err, errSinkPanic) {
+		msg = "usage writer: sink panicked; records are kept and retried"
+	}
+	w.m.opt.Log.Error(msg, "err", err, "pending", len(w.pending))
 }
 
 func (w *writer) recovered() {
 	w.backoff = 0
 	if w.m.down.Swap(false) {
-		w.m.opt.Log.Info("usage writer: database available again", "pending", len(w.pending))
+		w.m.opt.Log.Info("usage writer: batches are written again", "pending", len(w.pending))
 	}
 }
 

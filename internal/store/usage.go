@@ -16,6 +16,8 @@ import (
 
 var _ meter.Sink = (*Store)(nil)
 
+// usageColumns are the ledger's columns as the writers give them, in the
+// order of appendUsageArgs (SQLite) and appendCopyRow (PostgreSQL).
 const usageColumns = `id, request_id, created_at, account_id, key_id, endpoint, model, provider, upstream_model,
 	prompt_tokens, completion_tokens, total_tokens, cached_tokens, tokens_estimated,
 	input_price, output_price, price_version, cost, latency_us, ttft_us, status, error_type, streamed, cancelled,

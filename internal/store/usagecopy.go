@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -53,12 +54,17 @@ SELECT count(*) FROM ins`
 // dailyFromArrays adds the rollup rows given as ten parallel arrays to
 // usage_daily in key order, as usageFromStage does: one statement text
 // whatever the number of rows, so that it is prepared once per connection.
+// The arrays' text takes the database's default collation, so the keys
+// are ordered by bytes (COLLATE "C") as usageFromStage's columns are:
+// under another locale two batches written at once, one on each path,
+// could otherwise lock the same rollup rows in opposite orders and
+// deadlock.
 const dailyFromArrays = `INSERT INTO usage_daily (account_id, day, model, key_id,
 		requests, errors, prompt_tokens, completion_tokens, total_tokens, cost)
 	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
 		$5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
 		AS u(account_id, day, model, key_id, requests, errors, prompt, completion, total, cost)
-	ORDER BY account_id, day, model, key_id
+	ORDER BY account_id COLLATE "C", day, model COLLATE "C", key_id COLLATE "C"
 ` + dailyAdd
 
 // usageColumnNames is usageColumns as a list.
@@ -159,12 +165,13 @@ func stageUsage(ctx context.Context, c *pgx.Conn, recs []*meter.Record) (int, er
 }
 
 // copyRecords copies recs into table (usage_records or the staging
-// table, which has its columns) by binary COPY, encoded by copyRows.
+// table, which has its columns) by binary COPY, encoded by
+// encodeCopyRows.
 func copyRecords(ctx context.Context, tx pgx.Tx, table string, recs []*meter.Record) error {
 	if err := checkCopyRows(recs); err != nil {
 		return fmt.Errorf("copy records: %w", err)
 	}
-	tag, err := tx.Conn().PgConn().CopyFrom(ctx, &copyRows{recs: recs},
+	tag, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(encodeCopyRows(recs)),
 		`COPY `+table+` (`+usageColumns+`) FROM STDIN (FORMAT binary)`)
 	if err != nil {
 		return fmt.Errorf("copy records: %w", err)

@@ -14,3 +14,7 @@ func QueryForTest(ctx context.Context, s *Store, scan func(row interface{ Scan(.
 	}, q, args...)
 	return err
 }
+
+// CopyColumnTypesForTest returns the PostgreSQL type the COPY encoder
+// gives each ledger column, by name.
+func CopyColumnTypesForTest() map[string]uint32 { return copyColumnTypes }

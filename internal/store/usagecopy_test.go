@@ -3,8 +3,12 @@ package store_test
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"database/sql"
 	"fmt"
 	"math"
+	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -211,5 +215,131 @@ func TestWriteUsageCopySkippedRow(t *testing.T) {
 	}
 	if rows := summary(t, s, store.UsageQuery{AccountID: "acct_a", By: "day"}); len(rows) != 0 {
 		t.Errorf("rollup = %v, want none", rows)
+	}
+}
+
+// TestWriteUsageDailyLockOrder writes the rollup through both
+// PostgreSQL paths in a database whose default collation is not by bytes
+// (ICU's en-US, where "acct_a" sorts before "acct_B"), and notes the
+// order in which each path proposes usage_daily rows, the order in which
+// it locks them: both must take them by bytes, as rollup sorts them, or
+// two batches written at once could lock two rows in opposite orders and
+// deadlock.
+func TestWriteUsageDailyLockOrder(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, localeDatabase(t, "en-US"))
+	for _, q := range []string{
+		`CREATE TABLE daily_order (n bigserial, account_id text, model text, key_id text)`,
+		`CREATE FUNCTION note_daily() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+			INSERT INTO daily_order (account_id, model, key_id) VALUES (NEW.account_id, NEW.model, NEW.key_id);
+			RETURN NEW; END $$`,
+		`CREATE TRIGGER note_daily BEFORE INSERT ON usage_daily FOR EACH ROW EXECUTE FUNCTION note_daily()`,
+	} {
+		if _, err := store.ExecForTest(ctx, s, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"a", "B", "c", "_d", "É"} // by bytes: B, _d, a, c, É
+	var recs []meter.Record
+	for i, account := range names {
+		for j, model := range names {
+			recs = append(recs, usageRecord(len(recs), "acct_"+account, "key_"+names[(i+j)%len(names)],
+				"m_"+model, "2026-05-01", 200))
+		}
+	}
+	half := len(recs) / 2
+	if _, err := s.WriteUsage(ctx, recs[:half]); err != nil { // the fast path
+		t.Fatal(err)
+	}
+	if _, err := s.WriteUsage(ctx, recs[half-1:]); err != nil { // a stored ID: the staging path
+		t.Fatal(err)
+	}
+	if got := store.UsageStagedForTest(s); got != 1 {
+		t.Fatalf("%d batches staged, want 1", got)
+	}
+	type key struct{ account, model, key string }
+	var got []key
+	err := store.QueryForTest(ctx, s, func(row interface{ Scan(...any) error }) error {
+		var k key
+		err := row.Scan(&k.account, &k.model, &k.key)
+		got = append(got, k)
+		return err
+	}, `SELECT account_id, model, key_id FROM daily_order ORDER BY n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []key
+	for _, batch := range [][]meter.Record{recs[:half], recs[half:]} {
+		var keys []key
+		for _, r := range batch {
+			keys = append(keys, key{r.AccountID, r.Model, r.KeyID})
+		}
+		slices.SortFunc(keys, func(a, b key) int {
+			return cmp.Or(strings.Compare(a.account, b.account), strings.Compare(a.model, b.model),
+				strings.Compare(a.key, b.key))
+		})
+		want = append(want, keys...)
+	}
+	if diff := gocmp.Diff(want, got, gocmp.AllowUnexported(key{})); diff != "" {
+		t.Errorf("usage_daily rows in the order proposed (-want +got):\n%s", diff)
+	}
+}
+
+// localeDatabase creates a database whose default collation is ICU's
+// locale, dropped when t ends, and returns its URL; it skips t when the
+// server has no ICU.
+func localeDatabase(t *testing.T, locale string) string {
+	t.Helper()
+	base := os.Getenv(storetest.PostgresEnv)
+	if base == "" {
+		t.Skipf("%s not set", storetest.PostgresEnv)
+	}
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "sy_test_locale_" + strings.ToLower(rand.Text()[:12])
+	ctx := context.Background()
+	_, err = db.ExecContext(ctx, `CREATE DATABASE `+name+` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '`+locale+`' LOCALE 'C.UTF-8'`)
+	if err != nil {
+		db.Close()
+		t.Skipf("create a database of ICU locale %s: %v", locale, err)
+	}
+	t.Cleanup(func() {
+		if _, err := db.ExecContext(ctx, `DROP DATABASE `+name+` WITH (FORCE)`); err != nil {
+			t.Logf("drop test database: %v", err)
+		}
+		db.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// TestCopyColumnTypes checks the types the COPY encoder gives the
+// ledger's columns (which the server-less TestEncodeCopyRows checks the
+// encoding of) against usage_records as migrated: every column, of the
+// same type. A column whose type changes fails here before a COPY sends
+// its values in the wrong format.
+func TestCopyColumnTypes(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, storetest.PostgresURL(t))
+	got := map[string]uint32{}
+	err := store.QueryForTest(ctx, s, func(row interface{ Scan(...any) error }) error {
+		var name string
+		var oid uint32
+		err := row.Scan(&name, &oid)
+		got[name] = oid
+		return err
+	}, `SELECT a.attname, a.atttypid FROM pg_attribute a
+		WHERE a.attrelid = 'usage_records'::regclass AND a.attnum > 0 AND NOT a.attisdropped`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := gocmp.Diff(store.CopyColumnTypesForTest(), got); diff != "" {
+		t.Errorf("column type OIDs of usage_records (-encoder +schema):\n%s", diff)
 	}
 }

@@ -3,58 +3,50 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/switchyard-gw/switchyard/internal/meter"
 )
 
-// copyRows is the binary COPY data of records in usageColumns order, an
-// io.Reader that encodes rows as they are read: pgconn reads it on a
-// goroutine of its own, 64 KiB at a time, while the server takes the
-// rows sent before. Each value is encoded straight from the record, as
-// the column's type has it on the wire (text as its bytes, BIGINT and
-// INTEGER big-endian, BOOLEAN as one byte): through pgx's CopyFrom
-// every value was boxed, then looked up in its type map, which was most
-// of the client's time per row. The column types are those of the
-// ledger; a change to them must change usageColumns, the staging table
-// (a copy of the ledger's) and appendCopyRow together.
-type copyRows struct {
-	recs []*meter.Record // the rows not yet encoded
-	buf  []byte          // encoded rows; read up to off
-	off  int
-	head bool // the header is encoded
-	done bool // the trailer is encoded
-}
-
 // copySignature begins binary COPY data, followed by the flags and the
 // header extension's length, both 0.
 const copySignature = "PGCOPY\n\xff\r\n\x00"
 
-func (c *copyRows) Read(p []byte) (int, error) {
-	if c.off == len(c.buf) {
-		c.buf, c.off = c.buf[:0], 0
-		for len(c.buf) < len(p) && !c.done {
-			switch {
-			case !c.head:
-				c.buf = append(append(c.buf, copySignature...), 0, 0, 0, 0, 0, 0, 0, 0)
-				c.head = true
-			case len(c.recs) > 0:
-				c.buf = appendCopyRow(c.buf, c.recs[0])
-				c.recs = c.recs[1:]
-			default:
-				c.buf = binary.BigEndian.AppendUint16(c.buf, 0xffff) // -1 fields: the end
-				c.done = true
-			}
-		}
-		if len(c.buf) == 0 {
-			return 0, io.EOF
-		}
+// encodeCopyRows returns the binary COPY data of recs in usageColumns
+// order: a header, one row per record and a trailer, copyRowFixed bytes
+// a row plus its strings, in one allocation. Each value is encoded
+// straight from the record, as the column's type has it on the wire
+// (text as its bytes, BIGINT and INTEGER big-endian, BOOLEAN as one
+// byte): through pgx's CopyFrom every value was boxed, then looked up in
+// its type map, which was most of the client's time per row. The whole
+// batch is encoded before the COPY starts, into a buffer of its own that
+// nothing reuses: pgconn reads the data on a goroutine that can outlive
+// CopyFrom (it returns at the deadline or on a server error without
+// waiting for it), and the meter reuses its records once WriteUsage
+// returns. The column types are hard-coded here as the ledger has them
+// (the staging table is created LIKE the ledger, so it follows): a
+// change to a column's type must change appendCopyRow with it, which
+// TestCopyColumnTypes (the schema against the types the encoder assumes)
+// and TestEncodeCopyRows (the encoding of those types against pgx's)
+// catch when it does not.
+func encodeCopyRows(recs []*meter.Record) []byte {
+	size := len(copySignature) + 8 + 2
+	for _, r := range recs {
+		size += copyRowFixed + len(r.ID) + len(r.RequestID) + len(r.AccountID) + len(r.KeyID) +
+			len(r.Endpoint) + len(r.Model) + len(r.Provider) + len(r.UpstreamModel) + len(r.PriceVersion) +
+			len(r.ErrorType) + len(r.RequestedModel) + len(r.Deployment)
 	}
-	n := copy(p, c.buf[c.off:])
-	c.off += n
-	return n, nil
+	b := append(make([]byte, 0, size), copySignature...)
+	b = append(b, 0, 0, 0, 0, 0, 0, 0, 0)
+	for _, r := range recs {
+		b = appendCopyRow(b, r)
+	}
+	return binary.BigEndian.AppendUint16(b, 0xffff) // -1 fields: the end
 }
+
+// copyRowFixed is the size of a row without its text values: the field
+// count, each field's length, 11 BIGINTs, 2 INTEGERs and 3 BOOLEANs.
+const copyRowFixed = 2 + 4*28 + 8*11 + 4*2 + 3
 
 // appendCopyRow appends r's row to b: its field count, then each value
 // of usageColumns as its length and bytes.
