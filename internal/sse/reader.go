@@ -208,10 +208,12 @@ func (r *Reader) Next() (Event, error) {
 
 // Buffered reports whether Next may return without reading the stream:
 // a line read and not yet returned waits in the reader, a read error is
-// held back, or the reader has failed or ended. When it reports false,
-// Next reads: what the reader holds, if anything, is the start of a line.
+// held back (the stream may end or fail in the read that brought its last
+// event), or the reader has failed or ended. When it reports false, Next
+// reads: what the reader holds, if anything, is the start of a line.
 func (r *Reader) Buffered() bool {
-	if r.br == nil || r.err != nil || r.lineErr != nil || len(r.src.rest) > 0 {
+	if r.br == nil || r.err != nil || r.lineErr != nil || len(r.src.rest) > 0 ||
+		r.src.err != nil {
 		return true
 	}
 	held, _ := r.br.Peek(r.br.Buffered())
