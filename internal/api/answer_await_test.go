@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -13,10 +14,12 @@ import (
 
 // awaits is reads whose waits for a read of the body happen in Await
 // (provider.Awaiter), as OpenAI's streams' do: Next then finds the read
-// done. It notes, for each wait, whether Await ran it.
+// done, or the wait's failure, which it returns without waiting again.
+// It notes, for each wait, whether Await ran it.
 type awaits struct {
 	reads
 	inAwait []bool
+	err     error // the failure of Await's wait, for Next
 }
 
 var _ provider.Awaiter = (*awaits)(nil)
@@ -26,10 +29,18 @@ func (s *awaits) Await() {
 		return
 	}
 	if err := s.wait(); err != nil {
-		return // Next's wait fails the same way
+		s.err = &provider.Error{Provider: "up", Kind: provider.KindCanceled, Err: err}
+		return
 	}
 	s.inAwait = append(s.inAwait, true)
 	s.cur, s.left = s.left[0], s.left[1:]
+}
+
+func (s *awaits) Next() ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.reads.Next()
 }
 
 // Issue 18: a stream that can wait apart from Next (provider.Awaiter)
@@ -58,5 +69,31 @@ func TestStreamWaitsInAwait(t *testing.T) {
 	}
 	if out != (gateway.Outcome{Status: http.StatusOK}) || !st.closed {
 		t.Errorf("outcome %+v, closed %v", out, st.closed)
+	}
+}
+
+// A client that leaves while the stream waits in Await (the wait hook's
+// flush fails) ends the request once, as gone (499), without a second
+// wait: Next returns the failure Await met.
+func TestStreamClientGoneInAwait(t *testing.T) {
+	f := &flushes{ResponseRecorder: httptest.NewRecorder(), fail: errors.New("client gone")}
+	a := newStreamAnswer(f, nil)
+	a.Reading(true)
+	st := &awaits{reads: reads{cur: []int{1, 2}, left: [][]int{{3}}}}
+	waits := 0
+	st.wait = func() error {
+		waits++
+		return a.Wait()
+	}
+	st.closing = func() { a.Reading(false) }
+	var out gateway.Outcome
+	ends := 0
+	a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
+	want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
+	if out != want || ends != 1 || waits != 1 {
+		t.Errorf("outcome %+v, %d records, %d waits; want %+v, 1 record, 1 wait", out, ends, waits, want)
+	}
+	if len(st.left) != 1 || !st.closed {
+		t.Errorf("%d reads left, want 1; closed %v", len(st.left), st.closed)
 	}
 }
