@@ -315,6 +315,11 @@ func (x *exchange) headers(h http.Header) {
 	}
 }
 
+var (
+	_ provider.Buffered = (*relay)(nil)
+	_ provider.Awaiter  = (*relay)(nil)
+)
+
 // relay is an attempt's stream as the writer relays it: the first chunk
 // the attempt read, then the upstream's; each chunk is noted before it
 // goes out, and closing it ends the attempt.
