@@ -115,9 +115,10 @@ func pooled(pool *sync.Pool, r io.Reader, size int) *bufio.Reader {
 type source struct {
 	r    io.Reader
 	full bool
-	// err is the stream's error, returned again by later reads without
-	// reading the stream: the read that met it may have been Await's,
-	// whose buffer does not keep it for Next.
+	// err is the stream's error (or the buffer's, met in Await),
+	// returned again by later reads without reading the stream: the read
+	// that met it may have been Await's, whose buffer does not keep it
+	// for Next.
 	err error
 	// rest, when the big buffer has taken over from small, is what small
 	// held unread: the big buffer's first read, after which small goes
@@ -229,8 +230,13 @@ func (r *Reader) Buffered() bool {
 // the runtime halves a stack only when less than a quarter of it is in
 // use (issue 18).
 func (r *Reader) Await() {
-	if r.br != nil && r.br.Buffered() == 0 {
-		r.br.Peek(1) // its error stays with source, for Next
+	if r.br == nil || r.br.Buffered() > 0 {
+		return
+	}
+	// The stream's error stays with source, for Next; one of bufio's own
+	// (io.ErrNoProgress), which Peek returns once, is kept there too.
+	if _, err := r.br.Peek(1); err != nil && r.src.err == nil {
+		r.src.err = err
 	}
 }
 
