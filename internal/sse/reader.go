@@ -222,7 +222,8 @@ func (r *Reader) Buffered() bool {
 }
 
 // Await waits for the stream's next bytes when none are buffered, unless
-// the reader has failed or ended; Next then returns what it read, or its
+// the reader has failed or ended; Next then starts on what it read, and
+// reads on if that is only part of an event, or returns the read's
 // error. With bytes buffered (the start of an event, say), it returns at
 // once and Next reads on. A caller that waits for each event through
 // Await idles in a frame of its own, shallower than Next's: a goroutine
