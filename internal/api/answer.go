@@ -249,7 +249,9 @@ const (
 // flushes (answer.Wait).
 type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
-	// headed: Wait has flushed once, the response's head with it.
+	// headed: the response's head has been flushed, with the events held
+	// then, by the relay before its first read (answer.headNow)
+	// or by Wait's first flush.
 	headed bool
 	// deadline is the write deadline set last (zero: none yet).
 	deadline time.Time
@@ -258,14 +260,13 @@ type relayOut struct {
 }
 
 // refresh gives the client a minute (less deadlineSlack at most) for what
-// is written next, when that
-// starts a write: nothing is held. A client that stops reading must not
-// hold the stream (and the upstream call) forever. The deadline is set
-// after the wait that came before (an upstream read, the usage
-// recorded), never before it, so a long upstream silence does not leave
-// a stale one; held events are flushed moments after the first of them
-// is written, under its deadline, and a full buffer that goes out early
-// goes under it too.
+// is written next, when that starts a write: nothing is held. A client
+// that stops reading must not hold the stream (and the upstream call)
+// forever. The deadline is set after the wait that came before (an
+// upstream read, the usage recorded), never before it, so a long
+// upstream silence does not leave a stale one; held events are flushed
+// moments after the first of them is written, under its deadline, and a
+// full buffer that goes out early goes under it too.
 func (o *relayOut) refresh() {
 	if o.sw.Pending() {
 		return
@@ -298,8 +299,9 @@ func (o *relayOut) flush() error {
 // it waits to 16 KiB (issue 18). So, unless the relay sent it already
 // (headNow: a stream that tells when its next chunk needs a read), that
 // flush runs on a goroutine of its own, which ends with it, while this
-// one waits: the same flush, at the same moment. A panic there is raised again here, on the request's
-// goroutine, where the server's recovery sees it.
+// one waits: the same flush, at the same moment. A panic there is raised
+// again here, on the request's goroutine, where the server's recovery
+// sees it.
 func (a *answer) Wait() error {
 	if a.out.headed || a.out.sw == nil || !a.out.sw.Pending() {
 		return a.out.flush()

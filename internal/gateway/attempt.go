@@ -293,8 +293,9 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 		return nil
 	}
 	x.spans.answered(sp, first, t.model.ID)
-	s := &relay{Stream: st, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof, span: sp}
-	s.aw, _ = st.(provider.Awaiter)
+	aw, _ := st.(provider.Awaiter)
+	s := &relay{Stream: st, aw: aw, x: x, t: t, ctx: ctx, tm: tm, done: done, first: first, peeked: !eof, eof: eof,
+		span: sp}
 	x.stream, x.relay = st, s
 	x.g.streams.Add(1)
 	return nil
@@ -314,6 +315,11 @@ func (x *exchange) headers(h http.Header) {
 		noticeHeaders(h, x.model, x.g.opt.Now())
 	}
 }
+
+var (
+	_ provider.Buffered = (*relay)(nil)
+	_ provider.Awaiter  = (*relay)(nil)
+)
 
 // relay is an attempt's stream as the writer relays it: the first chunk
 // the attempt read, then the upstream's; each chunk is noted before it

@@ -109,11 +109,12 @@ type Stream interface {
 }
 
 // Awaiter is a Stream that can wait for the upstream's next bytes apart
-// from Next: Await returns once Next has something to read without
-// waiting, or its error (Next returns it). A caller that waits through
-// Await waits in a shallower frame than Next's, and the stack that a
-// goroutine keeps while a stream idles is what its frames hold then
-// (issue 18).
+// from Next: when Next would wait on the upstream, Await waits for its
+// next read, which Next then finds done, or for its error, which Next
+// returns. A read may bring only part of an event: Next then reads on,
+// and may wait again. A caller that waits through Await waits in a
+// shallower frame than Next's, and the stack that a goroutine keeps
+// while a stream idles is what its frames hold then (issue 18).
 type Awaiter interface {
 	Await()
 }

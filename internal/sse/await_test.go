@@ -93,3 +93,25 @@ func TestAwaitReads(t *testing.T) {
 		t.Errorf("reads mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// empty is a stream whose reads return nothing and no error, counted.
+type empty struct{ reads int }
+
+func (e *empty) Read([]byte) (int, error) { e.reads++; return 0, nil }
+
+// TestAwaitNoProgress: a stream that gives nothing, read after read, fails
+// in Await with io.ErrNoProgress, and Next returns that error without
+// reading the stream again.
+func TestAwaitNoProgress(t *testing.T) {
+	src := &empty{}
+	r := NewReader(src, 0)
+	defer r.Close()
+	r.Await()
+	reads := src.reads
+	if _, err := r.Next(); err != io.ErrNoProgress {
+		t.Errorf("Next: %v, want %v", err, io.ErrNoProgress)
+	}
+	if src.reads != reads {
+		t.Errorf("Next read the stream %d times after Await's error", src.reads-reads)
+	}
+}

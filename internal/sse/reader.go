@@ -115,9 +115,10 @@ func pooled(pool *sync.Pool, r io.Reader, size int) *bufio.Reader {
 type source struct {
 	r    io.Reader
 	full bool
-	// err is the stream's error, returned again by later reads without
-	// reading the stream: the read that met it may have been Await's,
-	// whose buffer does not keep it for Next.
+	// err is the stream's error (or the buffer's, met in Await),
+	// returned again by later reads without reading the stream: the read
+	// that met it may have been Await's, whose buffer does not keep it
+	// for Next.
 	err error
 	// rest, when the big buffer has taken over from small, is what small
 	// held unread: the big buffer's first read, after which small goes
@@ -208,10 +209,12 @@ func (r *Reader) Next() (Event, error) {
 
 // Buffered reports whether Next may return without reading the stream:
 // a line read and not yet returned waits in the reader, a read error is
-// held back, or the reader has failed or ended. When it reports false,
-// Next reads: what the reader holds, if anything, is the start of a line.
+// held back (the stream may end or fail in the read that brought its last
+// event), or the reader has failed or ended. When it reports false, Next
+// reads: what the reader holds, if anything, is the start of a line.
 func (r *Reader) Buffered() bool {
-	if r.br == nil || r.err != nil || r.lineErr != nil || len(r.src.rest) > 0 {
+	if r.br == nil || r.err != nil || r.lineErr != nil || len(r.src.rest) > 0 ||
+		r.src.err != nil {
 		return true
 	}
 	held, _ := r.br.Peek(r.br.Buffered())
@@ -219,7 +222,8 @@ func (r *Reader) Buffered() bool {
 }
 
 // Await waits for the stream's next bytes when none are buffered, unless
-// the reader has failed or ended; Next then returns what it read, or its
+// the reader has failed or ended; Next then starts on what it read, and
+// reads on if that is only part of an event, or returns the read's
 // error. With bytes buffered (the start of an event, say), it returns at
 // once and Next reads on. A caller that waits for each event through
 // Await idles in a frame of its own, shallower than Next's: a goroutine
@@ -227,8 +231,13 @@ func (r *Reader) Buffered() bool {
 // the runtime halves a stack only when less than a quarter of it is in
 // use (issue 18).
 func (r *Reader) Await() {
-	if r.br != nil && r.br.Buffered() == 0 {
-		r.br.Peek(1) // its error stays with source, for Next
+	if r.br == nil || r.br.Buffered() > 0 {
+		return
+	}
+	// The stream's error stays with source, for Next; one of bufio's own
+	// (io.ErrNoProgress), which Peek returns once, is kept there too.
+	if _, err := r.br.Peek(1); err != nil && r.src.err == nil {
+		r.src.err = err
 	}
 }
 

@@ -564,3 +564,29 @@ func TestReaderBuffered(t *testing.T) {
 		})
 	}
 }
+
+// Buffered reports true when the stream gave its last event together with
+// its end: Next then returns io.EOF, or the error, without reading.
+func TestReaderBufferedDataWithEnd(t *testing.T) {
+	boom := errors.New("boom")
+	for _, end := range []error{io.EOF, boom} {
+		t.Run(end.Error(), func(t *testing.T) {
+			src := &script{steps: []step{{data: "data: 1\n\n", err: end}}}
+			rd := NewReader(src, 0)
+			defer rd.Close()
+			if _, err := rd.Next(); err != nil {
+				t.Fatalf("Next: %v", err)
+			}
+			if !rd.Buffered() {
+				t.Error("Buffered false after the data that came with the end")
+			}
+			reads := src.reads
+			if _, err := rd.Next(); err != end {
+				t.Errorf("Next: %v, want %v", err, end)
+			}
+			if src.reads != reads {
+				t.Errorf("Next read the stream %d times, want none", src.reads-reads)
+			}
+		})
+	}
+}

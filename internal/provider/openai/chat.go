@@ -106,7 +106,10 @@ func (c *Client) stream(ctx context.Context, r *provider.Request, path string, b
 	}, nil
 }
 
-var _ provider.Buffered = (*stream)(nil)
+var (
+	_ provider.Buffered = (*stream)(nil)
+	_ provider.Awaiter  = (*stream)(nil)
+)
 
 // stream adapts an upstream SSE body to provider.Stream.
 type stream struct {
