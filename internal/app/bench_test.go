@@ -2,14 +2,18 @@ package app_test
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/switchyard-gw/switchyard/internal/config"
+	"github.com/switchyard-gw/switchyard/internal/server"
 	"github.com/switchyard-gw/switchyard/internal/store/storetest"
 	"github.com/switchyard-gw/switchyard/internal/testing/bareproxy"
 	fakeopenai "github.com/switchyard-gw/switchyard/internal/testing/fakeupstream/openai"
@@ -32,19 +36,29 @@ func BenchmarkGatewayChat(b *testing.B) {
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
 	defer collector.Close()
+	// logged writes the access log as serve does, a line a request to a
+	// file, where the other variants discard it: the variant whose
+	// system calls are those of the process go run ./bench measures.
+	logFile, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logFile.Close()
 	variants := []struct {
 		name string
 		mut  func(*config.Config)
+		log  *slog.Logger // nil: discarded
 	}{
-		{"metering-off", func(c *config.Config) { c.Metering.Enabled = false }},
-		{"shipped", nil},
-		{"metrics-on", func(c *config.Config) { c.Metrics.Enabled = true }},
+		{"metering-off", func(c *config.Config) { c.Metering.Enabled = false }, nil},
+		{"shipped", nil, nil},
+		{"logged", nil, slog.New(server.NewLogHandler(logFile, slog.LevelInfo))},
+		{"metrics-on", func(c *config.Config) { c.Metrics.Enabled = true }, nil},
 		{"limits-on", func(c *config.Config) {
 			c.Limits.KeyRPM, c.Limits.KeyTPM, c.Limits.AccountRPM, c.Limits.AccountTPM = 1e9, 1e9, 1e9, 1e9
-		}},
+		}, nil},
 		{"tracing-on", func(c *config.Config) {
 			c.Tracing.Enabled, c.Tracing.Endpoint = true, collector.URL+"/v1/traces"
-		}},
+		}, nil},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
@@ -67,7 +81,11 @@ func BenchmarkGatewayChat(b *testing.B) {
 					v.mut(c)
 				}
 			}
-			g := startWith(b, storetest.SQLiteURL(b), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, mut)
+			log := v.log
+			if log == nil {
+				log = slog.New(slog.DiscardHandler)
+			}
+			g := startLogged(b, storetest.SQLiteURL(b), map[string]string{"OPENAI_BASE_URL": up.URL, "OPENAI_API_KEY": "test-upstream-key"}, mut, log)
 			key, _ := g.newKey(b, "bench@example.com")
 			client := benchClient(b)
 			for _, stream := range []bool{false, true} {

@@ -10,3 +10,13 @@ func (m *Meter) Abandon() {
 		s.f.Close()
 	}
 }
+
+// Syncs returns how many times the journal was synced to stable storage.
+func (m *Meter) Syncs() int64 {
+	m.j.mu.Lock()
+	defer m.j.mu.Unlock()
+	return m.j.syncs
+}
+
+// SyncJournal syncs the journal as the writer's tick does.
+func (m *Meter) SyncJournal() error { return m.j.sync() }

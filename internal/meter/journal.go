@@ -90,6 +90,12 @@ type journal struct {
 	spareSp  []span
 	fails    [8]failure // the last failed groups, for their lines' callers
 	nfails   int
+
+	// synced is the last line flushed when the current segment was last
+	// synced, guarded by mu; syncs counts the fsyncs made. Only Run's
+	// goroutine syncs.
+	synced uint64
+	syncs  int64
 }
 
 // failure is a group whose write failed: lines from to to.
@@ -350,12 +356,25 @@ func (j *journal) backlog() (records, bytes int64) {
 	return records, bytes
 }
 
-// sync flushes the current segment to stable storage.
+// sync flushes the current segment to stable storage, unless no line
+// was written since the last sync: an idle gateway's ticks would
+// otherwise cost an fsync each, ten a second, for nothing.
 func (j *journal) sync() error {
 	j.mu.Lock()
-	f := j.cur.f
+	f, upTo := j.cur.f, j.flushed
+	if upTo == j.synced {
+		j.mu.Unlock()
+		return nil
+	}
+	j.syncs++
 	j.mu.Unlock()
-	return f.Sync()
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	j.mu.Lock()
+	j.synced = upTo
+	j.mu.Unlock()
+	return nil
 }
 
 func (s *segment) remove() {
