@@ -52,6 +52,15 @@ type segment struct {
 	unwritten int64 // lines appended to a group not yet written
 	replay    bool  // some record is only on disk: read the file back
 	sealed    bool  // no more appends
+	closed    bool  // the file is closed: removed, or the journal closed
+	syncs     int64 // fsyncs made of the file
+
+	// last is the number of the last line appended here or, before the
+	// first, of the last line appended to the journal when the segment
+	// was opened; guarded by journal.mu. It grows from each segment to
+	// the next, so sync finds the sealed segments holding lines it has
+	// not synced at the end of journal.sealed.
+	last uint64
 }
 
 // done reports whether the segment holds nothing that is not elsewhere:
@@ -91,9 +100,10 @@ type journal struct {
 	fails    [8]failure // the last failed groups, for their lines' callers
 	nfails   int
 
-	// synced is the last line flushed when the current segment was last
-	// synced, guarded by mu; syncs counts the fsyncs made. Only Run's
-	// goroutine syncs.
+	// synced is the last line flushed when the journal was last synced:
+	// every line up to it is on stable storage. Guarded by mu; syncs
+	// counts the fsyncs made. Only Run's goroutine syncs, and it is the
+	// one that removes and closes segments, but sync does not count on it.
 	synced uint64
 	syncs  int64
 }
@@ -190,12 +200,13 @@ func (j *journal) writeLocked(r *Record, progress bool) (*segment, error) {
 	}
 	seg.size += int64(len(j.buf) - n)
 	seg.unwritten++
+	j.appended++
+	seg.last = j.appended
 	if k := len(j.spans) - 1; k >= 0 && j.spans[k].seg == seg {
 		j.spans[k].end, j.spans[k].lines = len(j.buf), j.spans[k].lines+1
 	} else {
 		j.spans = append(j.spans, span{seg: seg, end: len(j.buf), lines: 1})
 	}
-	j.appended++
 	line := j.appended
 	for j.flushed < line {
 		if j.writing {
@@ -258,12 +269,14 @@ func (j *journal) errorOf(line uint64) error {
 // maxSpare bounds the group buffer kept for reuse.
 const maxSpare = 256 << 10
 
-// rotateLocked seals the current segment and starts a new one.
+// rotateLocked seals the current segment and starts a new one. The
+// sealed segment's lines since the last sync are synced by the next one.
 func (j *journal) rotateLocked() error {
 	seg, err := j.newSegment()
 	if err != nil {
 		return err
 	}
+	seg.last = j.appended
 	j.cur.sealed = true
 	j.sealed = append(j.sealed, j.cur)
 	j.cur = seg
@@ -337,10 +350,10 @@ func (j *journal) close() {
 	if !j.cur.replay && j.cur.done() {
 		j.cur.remove()
 	} else {
-		j.cur.f.Close()
+		j.cur.closeFile()
 	}
 	for _, s := range j.sealed {
-		s.f.Close()
+		s.closeFile()
 	}
 }
 
@@ -356,29 +369,62 @@ func (j *journal) backlog() (records, bytes int64) {
 	return records, bytes
 }
 
-// sync flushes the current segment to stable storage, unless no line
-// was written since the last sync: an idle gateway's ticks would
-// otherwise cost an fsync each, ten a second, for nothing.
+// sync flushes to stable storage every line written so far: those of
+// the current segment and of the segments sealed since the last sync. It
+// makes no fsync when no line was written since the last sync: an idle
+// gateway's ticks would otherwise cost an fsync each, ten a second, for
+// nothing. mu is not held across an fsync, so appends do not wait for
+// the disk.
 func (j *journal) sync() error {
 	j.mu.Lock()
-	f, upTo := j.cur.f, j.flushed
+	upTo := j.flushed
 	if upTo == j.synced {
 		j.mu.Unlock()
 		return nil
 	}
-	j.syncs++
+	files := []*segment{j.cur}
+	for i := len(j.sealed) - 1; i >= 0 && j.sealed[i].last > j.synced; i-- {
+		files = append(files, j.sealed[i])
+	}
+	for _, s := range files {
+		s.syncs++
+	}
+	j.syncs += int64(len(files))
 	j.mu.Unlock()
-	if err := f.Sync(); err != nil {
+	var err error
+	for _, s := range files {
+		if serr := s.f.Sync(); serr != nil && err == nil && !j.closed(s) {
+			err = fmt.Errorf("usage journal: %w", serr)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	j.mu.Lock()
-	j.synced = upTo
+	j.synced = max(j.synced, upTo)
 	j.mu.Unlock()
 	return nil
 }
 
+// closed reports whether s's file was closed. The fsync of a segment
+// closed meanwhile fails, and is no failure of the journal: a segment is
+// closed once its records are all in the database (remove), or when the
+// journal closes. Such an fsync never reaches a file that took the
+// descriptor over: os.File releases it only once the fsync is done.
+func (j *journal) closed(s *segment) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return s.closed
+}
+
 func (s *segment) remove() {
 	os.Remove(s.path) // before Close: the lock holds until the name is gone
+	s.closeFile()
+}
+
+// closeFile closes the segment's file; journal.mu is held.
+func (s *segment) closeFile() {
+	s.closed = true
 	s.f.Close()
 }
 

@@ -395,41 +395,6 @@ func TestFullBatchWakesWriter(t *testing.T) {
 	waitFor(t, "the full batches written before the first tick", func() bool { return s.count() >= 16 })
 }
 
-// The writer's tick syncs the journal to stable storage; a tick with no
-// line written since the last sync makes no fsync, so that an idle
-// gateway makes none (it made ten a second).
-func TestSyncOnlyAfterNewLines(t *testing.T) {
-	m, err := meter.New(newSink(), meter.Options{Dir: t.TempDir(), FlushInterval: time.Hour, Log: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Abandon()
-	steps := []struct {
-		name  string
-		write func()
-		want  int64 // fsyncs so far
-	}{
-		{"nothing written", nil, 0},
-		{"a record", func() { m.Record(record(1)) }, 1},
-		{"idle", nil, 1},
-		{"idle again", nil, 1},
-		{"a progress line", func() { m.Progress(progress(2, 1)) }, 2},
-		{"two records", func() { m.Record(record(3)); m.Record(record(4)) }, 3},
-		{"idle after", nil, 3},
-	}
-	for _, st := range steps {
-		if st.write != nil {
-			st.write()
-		}
-		if err := m.SyncJournal(); err != nil {
-			t.Fatalf("%s: %v", st.name, err)
-		}
-		if got := m.Syncs(); got != st.want {
-			t.Errorf("%s: %d fsyncs, want %d", st.name, got, st.want)
-		}
-	}
-}
-
 // panicSink is a sink whose second write panics; it counts the records
 // it is given, duplicates included.
 type panicSink struct {
