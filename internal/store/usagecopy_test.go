@@ -188,33 +188,55 @@ func TestWriteUsageCopyOutOfRange(t *testing.T) {
 	}
 }
 
-// TestWriteUsageCopySkippedRow checks that a batch of which the server
-// stores fewer rows than sent (here a trigger skips one) fails whole
-// instead of rolling up a record the ledger does not hold.
-func TestWriteUsageCopySkippedRow(t *testing.T) {
-	ctx := context.Background()
-	s := storetest.Open(t, storetest.PostgresURL(t))
-	for _, q := range []string{
-		`CREATE FUNCTION skip_usage() RETURNS trigger LANGUAGE plpgsql AS
-			$$ BEGIN IF NEW.id = 'rec_000002' THEN RETURN NULL; END IF; RETURN NEW; END $$`,
-		`CREATE TRIGGER skip_usage BEFORE INSERT ON usage_records FOR EACH ROW EXECUTE FUNCTION skip_usage()`,
-	} {
-		if _, err := store.ExecForTest(ctx, s, q); err != nil {
-			t.Fatal(err)
-		}
+// TestWriteUsageCopyFailsWhole checks that a batch fails whole, storing
+// nothing, when the server stores fewer rows than sent (here a trigger
+// skips one: the rollup would count a record the ledger does not hold)
+// or refuses the rollup after the rows were copied; once the trigger is
+// gone the same batch is written, on the fast path.
+func TestWriteUsageCopyFailsWhole(t *testing.T) {
+	tests := []struct {
+		name, table, fn, trigger string
+	}{
+		{"a row skipped", "usage_records",
+			`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS
+				$$ BEGIN IF NEW.id = 'rec_000002' THEN RETURN NULL; END IF; RETURN NEW; END $$`,
+			`CREATE TRIGGER refuse BEFORE INSERT ON usage_records FOR EACH ROW EXECUTE FUNCTION refuse()`},
+		{"the rollup refused", "usage_daily",
+			`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`,
+			`CREATE TRIGGER refuse BEFORE INSERT ON usage_daily FOR EACH ROW EXECUTE FUNCTION refuse()`},
 	}
-	batch := []meter.Record{
-		usageRecord(1, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200),
-		usageRecord(2, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200),
-	}
-	if n, err := s.WriteUsage(ctx, batch); err == nil {
-		t.Errorf("WriteUsage with a row skipped = %d, nil; want an error", n)
-	}
-	if n, err := s.CountUsage(ctx, ""); err != nil || n != 0 {
-		t.Errorf("CountUsage = %d, %v; want 0", n, err)
-	}
-	if rows := summary(t, s, store.UsageQuery{AccountID: "acct_a", By: "day"}); len(rows) != 0 {
-		t.Errorf("rollup = %v, want none", rows)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := storetest.Open(t, storetest.PostgresURL(t))
+			for _, q := range []string{tt.fn, tt.trigger} {
+				if _, err := store.ExecForTest(ctx, s, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			batch := []meter.Record{
+				usageRecord(1, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200),
+				usageRecord(2, "acct_a", "key_1", "gpt-4o", "2026-05-01", 200),
+			}
+			if n, err := s.WriteUsage(ctx, batch); err == nil {
+				t.Errorf("WriteUsage = %d, nil; want an error", n)
+			}
+			if n, err := s.CountUsage(ctx, ""); err != nil || n != 0 {
+				t.Errorf("CountUsage = %d, %v; want 0", n, err)
+			}
+			if rows := summary(t, s, store.UsageQuery{AccountID: "acct_a", By: "day"}); len(rows) != 0 {
+				t.Errorf("rollup = %v, want none", rows)
+			}
+			if _, err := store.ExecForTest(ctx, s, `DROP TRIGGER refuse ON `+tt.table); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := s.WriteUsage(ctx, batch); err != nil || n != len(batch) {
+				t.Errorf("WriteUsage without the trigger = %d, %v; want %d", n, err, len(batch))
+			}
+			if got := store.UsageStagedForTest(s); got != 0 {
+				t.Errorf("%d batches staged, want 0", got)
+			}
+		})
 	}
 }
 
