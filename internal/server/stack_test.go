@@ -52,6 +52,9 @@ func TestMiddlewareStack(t *testing.T) {
 					continue
 				}
 				t.Logf("the middleware holds %d bytes of stack under the handler", used-bare)
+				if raceBuild { // not the shipped frames: measured, not judged
+					return
+				}
 				if used-bare > middlewareStackBudget {
 					t.Errorf("the middleware holds %d bytes of stack under the handler, budget %d", used-bare, middlewareStackBudget)
 				}
