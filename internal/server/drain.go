@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"net/http"
 	"sync/atomic"
 	"time"
 )
@@ -27,14 +26,6 @@ const (
 
 // inflight counts the handlers running.
 type inflight struct{ n atomic.Int64 }
-
-func (f *inflight) track(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.n.Add(1)
-		defer f.n.Add(-1)
-		next.ServeHTTP(w, r)
-	})
-}
 
 // wait polls, as http.Server.Shutdown does, until no handler runs or the
 // deadline passes, and returns how many still run.

@@ -102,14 +102,11 @@ type Observer interface {
 // whole request, a stream's idle hours included, so the work before and
 // after next is done in functions of their own: the log line's attributes
 // alone take a kilobyte of frame, which would count in every open
-// stream's stack (issue 18).
+// stream's stack (issue 18). The requests it counts are counted for no
+// one: New's server counts its own in the same frame (see logged).
 func accessLog(log *slog.Logger, obs *Observer) Middleware {
 	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			st := newInFlight(w, r)
-			next.ServeHTTP(&st.sw, r.WithContext(&st.ctx))
-			st.end(log, obs, r)
-		})
+		return &logged{active: new(inflight), log: log, obs: obs, next: next}
 	}
 }
 
@@ -199,25 +196,30 @@ func Recover(log *slog.Logger) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			defer func() {
-				v := recover()
-				if v == nil {
-					return
+				if v := recover(); v != nil {
+					panicked(log, w, r, v)
 				}
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				log.Error("panic serving request", "id", RecordFrom(r.Context()).ID, "route", RecordFrom(r.Context()).Route,
-					"panic", v, "stack", stack())
-				if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
-					panic(http.ErrAbortHandler)
-				}
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusInternalServerError)
-				w.Write([]byte(internalErrorBody))
 			}()
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// panicked answers a request whose handler panicked with v (recovered):
+// a logged 500, or the connection aborted once the response has started.
+// http.ErrAbortHandler goes on up, as net/http expects it.
+func panicked(log *slog.Logger, w http.ResponseWriter, r *http.Request, v any) {
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	log.Error("panic serving request", "id", RecordFrom(r.Context()).ID, "route", RecordFrom(r.Context()).Route,
+		"panic", v, "stack", stack())
+	if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
+		panic(http.ErrAbortHandler)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusInternalServerError)
+	w.Write([]byte(internalErrorBody))
 }
 
 // BodyLimit caps request bodies at max bytes; reading past it fails with
@@ -229,19 +231,27 @@ func Recover(log *slog.Logger) Middleware {
 func BodyLimit(max int64) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.ContentLength > max {
-				w.Header().Set("Content-Type", "application/json")
-				w.Header().Set("Connection", "close")
-				w.WriteHeader(http.StatusRequestEntityTooLarge)
-				w.Write([]byte(TooLargeBody(max)))
-				return
+			if !refuseBody(w, r, max) {
+				next.ServeHTTP(w, r)
 			}
-			if r.ContentLength < 0 {
-				r.Body = http.MaxBytesReader(w, r.Body, max)
-			}
-			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// refuseBody answers 413 and reports true when r's declared length is
+// over max, and wraps a body of unknown length to stop at max.
+func refuseBody(w http.ResponseWriter, r *http.Request, max int64) bool {
+	if r.ContentLength > max {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		w.Write([]byte(TooLargeBody(max)))
+		return true
+	}
+	if r.ContentLength < 0 {
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+	}
+	return false
 }
 
 // TooLargeBody is the 413 error body for a body over max bytes.
@@ -253,9 +263,13 @@ func TooLargeBody(max int64) string {
 // HSTS sets Strict-Transport-Security on every response (TLS only).
 func HSTS(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		setHSTS(w)
 		next.ServeHTTP(w, r)
 	})
+}
+
+func setHSTS(w http.ResponseWriter) {
+	w.Header().Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
 }
 
 // CORS allows browser calls from the listed origins only; with an empty
@@ -266,28 +280,35 @@ func CORS(origins []string) Middleware {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			origin := r.Header.Get("Origin")
-			if origin == "" || !slices.Contains(origins, origin) {
+			if !answerCORS(w, r, origins) {
 				next.ServeHTTP(w, r)
-				return
 			}
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Add("Vary", "Origin")
-			h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, Retry-After-Ms, "+
-				"X-Ratelimit-Limit-Requests, X-Ratelimit-Remaining-Requests, X-Ratelimit-Reset-Requests, "+
-				"X-Ratelimit-Limit-Tokens, X-Ratelimit-Remaining-Tokens, X-Ratelimit-Reset-Tokens")
-			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, "+
-					"OpenAI-Organization, OpenAI-Project, "+strings.Join(stainlessHeaders, ", "))
-				h.Set("Access-Control-Max-Age", "600")
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// answerCORS sets the CORS headers of a request from one of origins, and
+// reports true when it answered it: a preflight, which goes no further.
+func answerCORS(w http.ResponseWriter, r *http.Request, origins []string) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" || !slices.Contains(origins, origin) {
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, Retry-After-Ms, "+
+		"X-Ratelimit-Limit-Requests, X-Ratelimit-Remaining-Requests, X-Ratelimit-Reset-Requests, "+
+		"X-Ratelimit-Limit-Tokens, X-Ratelimit-Remaining-Tokens, X-Ratelimit-Reset-Tokens")
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, "+
+			"OpenAI-Organization, OpenAI-Project, "+strings.Join(stainlessHeaders, ", "))
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return true
+	}
+	return false
 }
 
 // stainlessHeaders are sent by the official OpenAI clients.

@@ -35,15 +35,11 @@ type Server struct {
 // rest: it sees each request's access record and its status.
 func New(cfg config.Server, tlsCfg config.TLS, h http.Handler, log *slog.Logger, extra ...Middleware) *Server {
 	s := &Server{cfg: cfg, tls: tlsCfg, log: log}
-	mws := append([]Middleware{accessLog(log, &s.obs)}, extra...)
-	mws = append(mws, Recover(log))
-	if tlsCfg.Enabled() {
-		mws = append(mws, HSTS)
-	}
-	mws = append(mws, CORS(cfg.CORSOrigins), BodyLimit(cfg.MaxBodyBytes))
+	g := &guarded{log: log, hsts: tlsCfg.Enabled(), origins: cfg.CORSOrigins, max: cfg.MaxBodyBytes, next: h}
+	front := &logged{active: &s.active, log: log, obs: &s.obs, next: Chain(g, extra...)}
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	s.srv = &http.Server{
-		Handler:           s.active.track(Chain(h, mws...)),
+		Handler:           front,
 		BaseContext:       func(net.Listener) context.Context { return s.ctx },
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       cfg.ReadTimeout,
