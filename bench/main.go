@@ -214,7 +214,7 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
-		defer stop(g.cmd)
+		defer g.stop()
 		t := target{name: v.name, base: g.url + "/v1", key: g.key, model: "gpt-5.4-mini", pid: g.cmd.Process.Pid, pprof: g.pprof}
 		if profiled {
 			t.prof = profPrefix(o.profile, "switchyard")
@@ -404,6 +404,7 @@ type gatewaySpec struct {
 // profiled, pprof base URL.
 type gateway struct {
 	cmd             *exec.Cmd
+	exited          chan struct{} // closed once the process is waited for
 	url, key, pprof string
 }
 
@@ -453,12 +454,54 @@ func startGateway(s gatewaySpec) (gateway, error) {
 	if s.profile {
 		cmd.Env = append(cmd.Env, "SWITCHYARD_PPROF_ADDR=127.0.0.1:0")
 	}
-	stderr, _ := cmd.StderrPipe()
+	// The gateway's log (its access log included) goes to a file, as an
+	// operator's would, and is read back here only until the gateway is
+	// listening: a pipe read line by line would cost the load generator a
+	// wakeup and a read a request, on the cores the targets share.
+	logPath := filepath.Join(dir, name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return gateway{}, err
+	}
+	defer logFile.Close() // the child has its own descriptor
+	cmd.Stderr = logFile
 	if err := cmd.Start(); err != nil {
 		return gateway{}, err
 	}
-	g := gateway{cmd: cmd, key: created.Key}
-	sc := bufio.NewScanner(stderr)
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	g := gateway{cmd: cmd, key: created.Key, exited: exited}
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		listening, err := readStartLog(logPath, &g)
+		if err != nil {
+			return gateway{}, err
+		}
+		if listening {
+			if s.profile && g.pprof == "" {
+				return gateway{}, fmt.Errorf("switchyard built with -tags benchprofile serves no pprof")
+			}
+			return g, nil
+		}
+		select {
+		case <-exited:
+			return gateway{}, fmt.Errorf("switchyard exited before listening; its log: %s", logPath)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	g.stop()
+	return gateway{}, fmt.Errorf("switchyard did not start within a minute; its log: %s", logPath)
+}
+
+// readStartLog reads the gateway's log from the start and notes the
+// addresses it announced in g, reporting whether it is listening.
+func readStartLog(path string, g *gateway) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var line struct{ Msg, Addr string }
 		if json.Unmarshal(sc.Bytes(), &line) != nil {
@@ -468,15 +511,23 @@ func startGateway(s gatewaySpec) (gateway, error) {
 		case "pprof listening":
 			g.pprof = "http://" + line.Addr
 		case "switchyard listening":
-			go io.Copy(io.Discard, stderr) // access logs
 			g.url = "http://" + line.Addr
-			if s.profile && g.pprof == "" {
-				return gateway{}, fmt.Errorf("switchyard built with -tags benchprofile serves no pprof")
-			}
-			return g, nil
+			return true, nil
 		}
 	}
-	return gateway{}, fmt.Errorf("switchyard did not start")
+	return false, sc.Err()
+}
+
+// stop ends the gateway as stop does a command; its process is already
+// being waited for.
+func (g gateway) stop() {
+	g.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-g.exited:
+	case <-time.After(10 * time.Second):
+		g.cmd.Process.Kill()
+		<-g.exited
+	}
 }
 
 func stop(cmd *exec.Cmd) {

@@ -86,7 +86,7 @@ func runSlow(o options) error {
 		if err != nil {
 			return err
 		}
-		defer stop(g.cmd)
+		defer g.stop()
 		t := slowTarget{name: s[0], base: g.url + "/v1", key: g.key, db: filepath.Join(dir, name+".db"), pid: g.cmd.Process.Pid}
 		if profiled {
 			t.pprof, t.prof = g.pprof, profPrefix(o.profile, "switchyard")
