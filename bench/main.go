@@ -62,6 +62,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io"
 	"net"
 	"net/http"
@@ -468,9 +469,13 @@ func startGateway(s gatewaySpec) (gateway, error) {
 	if err := cmd.Start(); err != nil {
 		return gateway{}, err
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	g := gateway{cmd: cmd, key: created.Key, exited: exited}
+	g := gateway{cmd: cmd, key: created.Key, exited: exitedChan(cmd.Process.Pid)}
+	started := false
+	defer func() {
+		if !started {
+			g.stop()
+		}
+	}()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		listening, err := readStartLog(logPath, &g)
@@ -481,15 +486,15 @@ func startGateway(s gatewaySpec) (gateway, error) {
 			if s.profile && g.pprof == "" {
 				return gateway{}, fmt.Errorf("switchyard built with -tags benchprofile serves no pprof")
 			}
+			started = true
 			return g, nil
 		}
 		select {
-		case <-exited:
+		case <-g.exited:
 			return gateway{}, fmt.Errorf("switchyard exited before listening; its log: %s", logPath)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	g.stop()
 	return gateway{}, fmt.Errorf("switchyard did not start within a minute; its log: %s", logPath)
 }
 
@@ -518,8 +523,7 @@ func readStartLog(path string, g *gateway) (bool, error) {
 	return false, sc.Err()
 }
 
-// stop ends the gateway as stop does a command; its process is already
-// being waited for.
+// stop ends the gateway as stop does a command, then reaps it.
 func (g gateway) stop() {
 	g.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -528,6 +532,21 @@ func (g gateway) stop() {
 		g.cmd.Process.Kill()
 		<-g.exited
 	}
+	g.cmd.Wait()
+}
+
+// exitedChan returns a channel closed when the child pid exits. It does
+// not reap the child: until stop does, its pid stays its own, so that
+// reading its peak RSS cannot read another process's.
+func exitedChan(pid int) chan struct{} {
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		var info unix.Siginfo
+		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		}
+	}()
+	return exited
 }
 
 func stop(cmd *exec.Cmd) {

@@ -269,8 +269,8 @@ func TestShutdownWhileDownLeavesJournal(t *testing.T) {
 		m.Record(record(i))
 	}
 	stop()
-	// The tick is 100 ms: a stop before it must still leave the lines on
-	// stable storage, not only in the page cache.
+	// No tick ran (an hour's interval): the stop itself must leave the
+	// lines on stable storage, not only in the page cache.
 	if got := m.Syncs(); got == 0 {
 		t.Error("stopped with records left in the journal, none of them synced")
 	}

@@ -105,7 +105,7 @@ func TestSyncSkipsRemovedSegments(t *testing.T) {
 		t.Errorf("fsyncs per segment (-want +got):\n%s", diff)
 	}
 	if got := m.Syncs(); got != 1 {
-		t.Errorf("%d fsyncs in all, want 1: the deleted segment's too", got)
+		t.Errorf("%d fsyncs in all, want 1: the current segment's only, not the deleted one's", got)
 	}
 }
 

@@ -46,8 +46,13 @@ func TestMiddlewareStack(t *testing.T) {
 				req.Header.Set("Origin", "https://app.example.com")
 				// The handler called as net/http would call it with no
 				// middleware: the frames of the measurement itself.
+				inner = 0
 				bare, moved := stackBetween(h, req, &inner)
+				inner = 0
 				used, movedToo := stackBetween(srv, req, &inner)
+				if inner == 0 {
+					t.Fatal("the middleware did not call the handler")
+				}
 				if moved || movedToo { // the stack was copied under a call: measure again
 					continue
 				}
