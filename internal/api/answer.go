@@ -68,9 +68,9 @@ var _ gateway.Writer = (*answer)(nil)
 func (a *answer) Header() http.Header { return a.w.Header() }
 
 // Error writes err's client form, after recording it.
-func (a *answer) Error(err error, end func(gateway.Outcome)) {
+func (a *answer) Error(err error, end gateway.Ender) {
 	e := errorFor(a.r, a.w.Header(), err)
-	end(gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: e.Status == statusClientClosed || shuttingDown(a.r)})
+	end.End(gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: e.Status == statusClientClosed || shuttingDown(a.r)})
 	if e.Status == statusClientClosed {
 		a.w.WriteHeader(statusClientClosed)
 		return
@@ -79,7 +79,7 @@ func (a *answer) Error(err error, end func(gateway.Outcome)) {
 }
 
 // Response writes a complete answer, recorded first.
-func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
+func (a *answer) Response(resp *provider.Response, end gateway.Ender) {
 	if a.embeddings {
 		b, err := encodeEmbeddings(resp.Body, a.base64)
 		if err != nil {
@@ -89,7 +89,7 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 		}
 		resp.Body = b
 	}
-	end(gateway.Outcome{Status: http.StatusOK})
+	end.End(gateway.Outcome{Status: http.StatusOK})
 	w := a.w
 	vals := []string{"application/json", strconv.Itoa(len(resp.Body))} // one slice for both
 	h := w.Header()
@@ -111,7 +111,7 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 // [DONE], before the error event, or when the client has gone (partial
 // usage, flagged cancelled). A stream the gateway's shutdown cut sends its
 // error event first and is recorded right after, as partial usage.
-func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
+func (a *answer) Stream(st provider.Stream, end gateway.Ender) {
 	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
@@ -153,7 +153,7 @@ func (a *answer) headNow(st provider.Stream) {
 // relayNext relays the stream's next chunk, or ends the stream, and
 // reports whether there is more. It has a frame of its own, off the
 // stack while the stream waits in Await (issue 18).
-func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.Outcome)) bool {
+func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end gateway.Ender) bool {
 	chunk, err := st.Next()
 	if errors.Is(err, io.EOF) && sw.Err() == nil {
 		a.streamDone(sw, end)
@@ -164,7 +164,7 @@ func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.
 	// here, is the client gone, and err, if the hook's, is only its
 	// echo.
 	if err != nil && a.out.flush() != nil {
-		end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		end.End(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 		return false
 	}
 	if err != nil {
@@ -174,7 +174,7 @@ func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.
 	a.out.refresh()
 	if err := a.d().event(sw, chunk); err != nil {
 		// The client went away; closing the stream cancels upstream.
-		end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		end.End(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 		return false
 	}
 	return true
@@ -191,8 +191,8 @@ func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.
 // log): a client that acts on [DONE] sees it at once. A dialect whose end
 // waits (a Responses answer stored first) flushes before it. A final flush
 // that fails comes too late to change the record: the answer was complete.
-func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
-	end(gateway.Outcome{Status: http.StatusOK})
+func (a *answer) streamDone(sw *sse.Writer, end gateway.Ender) {
+	end.End(gateway.Outcome{Status: http.StatusOK})
 	if !sw.Started() {
 		a.w.WriteHeader(http.StatusOK)
 	}
@@ -203,7 +203,7 @@ func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
 
 // streamFailed ends a stream that failed: with an HTTP error before its
 // first byte, else with an error event.
-func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcome)) {
+func (a *answer) streamFailed(sw *sse.Writer, err error, end gateway.Ender) {
 	w, r := a.w, a.r
 	if !sw.Started() {
 		resetStreamHeaders(w)
@@ -225,10 +225,10 @@ func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcom
 		a.out.refresh()
 		a.d().errorEvent(sw, r, e)
 		a.out.flush()
-		end(out)
+		end.End(out)
 		return
 	}
-	end(out)
+	end.End(out)
 	if !gone {
 		a.out.refresh()
 		a.d().errorEvent(sw, r, e)

@@ -77,7 +77,7 @@ func TestStreamWaitsInAwait(t *testing.T) {
 				s = bufferedAwaits{st}
 			}
 			var out gateway.Outcome
-			a.Stream(s, func(o gateway.Outcome) { out = o })
+			a.Stream(s, gateway.EndFunc(func(o gateway.Outcome) { out = o }))
 			if diff := cmp.Diff([][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, f.got); diff != "" {
 				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
 			}
@@ -112,7 +112,7 @@ func TestStreamClientGoneInAwait(t *testing.T) {
 	st.closing = func() { a.Reading(false) }
 	var out gateway.Outcome
 	ends := 0
-	a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
+	a.Stream(st, gateway.EndFunc(func(o gateway.Outcome) { ends++; out = o }))
 	want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
 	if out != want || ends != 1 || waits != 1 {
 		t.Errorf("outcome %+v, %d records, %d waits; want %+v, 1 record, 1 wait", out, ends, waits, want)

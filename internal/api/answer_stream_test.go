@@ -169,7 +169,7 @@ func TestStreamFlushPerRead(t *testing.T) {
 			}
 			var out gateway.Outcome
 			var atEnd [][]int
-			a.Stream(st, func(o gateway.Outcome) { out, atEnd = o, append([][]int(nil), f.got...) })
+			a.Stream(st, gateway.EndFunc(func(o gateway.Outcome) { out, atEnd = o, append([][]int(nil), f.got...) }))
 			if diff := cmp.Diff(tt.want, f.got); diff != "" {
 				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
 			}
@@ -237,7 +237,7 @@ func TestStreamHeldFlushFails(t *testing.T) {
 			st := tt.st(a, f)
 			var out gateway.Outcome
 			ends := 0
-			a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
+			a.Stream(st, gateway.EndFunc(func(o gateway.Outcome) { ends++; out = o }))
 			want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
 			if out != want || ends != 1 {
 				t.Errorf("outcome %+v (%d records), want %+v", out, ends, want)
@@ -265,7 +265,7 @@ func TestStreamFirstFlushPanicReachesCaller(t *testing.T) {
 			t.Errorf("recovered %v, want the flush's panic", p)
 		}
 	}()
-	a.Stream(st, func(gateway.Outcome) {})
+	a.Stream(st, gateway.EndFunc(func(gateway.Outcome) {}))
 	t.Error("Stream returned after its flush panicked")
 }
 
@@ -297,7 +297,7 @@ func TestStreamWriteDeadlineRefreshed(t *testing.T) {
 		return a.Wait()
 	}
 	st.closing = func() { a.Reading(false) }
-	a.Stream(st, func(gateway.Outcome) {})
+	a.Stream(st, gateway.EndFunc(func(gateway.Outcome) {}))
 	// Set at 0 for event 1, kept for events 2 and 3 (0.4s, 0.8s), set
 	// at 1.2s for event 4, kept for event 5 (1.6s) and [DONE] (2s).
 	want := []time.Duration{time.Minute, time.Minute + 1200*time.Millisecond}
@@ -351,7 +351,7 @@ func TestStreamHeadFlushedBeforeRead(t *testing.T) {
 			if buffered {
 				st = bufferedReads{r}
 			}
-			a.Stream(st, func(gateway.Outcome) {})
+			a.Stream(st, gateway.EndFunc(func(gateway.Outcome) {}))
 			if diff := cmp.Diff([][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, f.got); diff != "" {
 				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
 			}

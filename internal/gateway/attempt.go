@@ -19,7 +19,7 @@ import (
 func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
 	if x.req.Check != nil {
 		if err := x.req.Check(first); err != nil {
-			w.Error(err, x.end)
+			w.Error(err, x)
 			return
 		}
 	}
@@ -104,13 +104,13 @@ func (x *exchange) fail(w Writer, err error) {
 	if x.rec.Attempts > 0 {
 		x.headers(w.Header())
 	}
-	w.Error(err, func(o Outcome) {
+	w.Error(err, EndFunc(func(o Outcome) {
 		if o.Status >= 500 || o.Status == StatusClientClosed {
 			attrs := append([]any{"id", requestID(x.req), "err", err}, upstreamAttrs(err)...)
 			x.g.opt.Log.Warn("upstream call failed", attrs...)
 		}
 		x.finish(o, provider.Usage{})
-	})
+	}))
 }
 
 // StatusClientClosed is the status of a request whose client went away
@@ -289,7 +289,7 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 		x.spans.answered(sp, resp.Body, t.model.ID)
 		sp.end(ctx, nil)
 		x.resp = resp
-		w.Response(resp, x.end)
+		w.Response(resp, x)
 		return nil
 	}
 	x.spans.answered(sp, first, t.model.ID)
