@@ -28,13 +28,14 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 	if err != nil {
 		return nil, err
 	}
-	if !gjson.ValidBytes(b) {
+	us, err := answerUsage(r, b)
+	if err != nil {
 		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	if translated {
 		b = toolCallsToFunctionCall(b)
 	}
-	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
+	return &provider.Response{Body: clientModel(r, b), Usage: us, Header: h}, nil
 }
 
 // chatBody prepares the upstream body: the upstream model, the reasoning
