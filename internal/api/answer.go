@@ -29,6 +29,10 @@ type answer struct {
 	// reading: an upstream's body is being read through the wait hook
 	// (provider.WaitHook's Reading).
 	reading bool
+	// awaiting: the stream waits in its Await (provider.Awaiter), whose
+	// frames are shallow, so the wait hook may flush the response's head
+	// there (Wait).
+	awaiting bool
 }
 
 // dialect is what differs between the APIs the gateway serves in how
@@ -119,34 +123,18 @@ func (a *answer) Stream(st provider.Stream, end gateway.Ender) {
 	sw.Hold(a.reading)
 	defer a.out.flush() // the end: an error event
 	// The stream idles in Await, whose frames are fewer and smaller than
-	// Next's: the stack it keeps while it waits is smaller (issue 18).
+	// Next's: the stack it keeps while it waits is smaller, and the wait
+	// hook may write the response's head there (issue 18).
 	aw, _ := st.(provider.Awaiter)
 	for {
 		if aw != nil {
+			a.awaiting = true
 			aw.Await()
+			a.awaiting = false
 		}
 		if !a.relayNext(st, sw, end) {
 			return
 		}
-		a.headNow(st)
-	}
-}
-
-// headNow flushes the response's head, with the events held, from this
-// shallow frame when the next chunk needs a read of the upstream
-// (provider.Buffered): the first Wait would flush them just before that
-// read, on a goroutine of its own, as its frame is deep (see Wait).
-// Here the flush is the same, at the same moment, without starting a
-// goroutine and handing over to it and back (issue 18). A stream that
-// cannot tell leaves it to Wait. Its error sticks: the next Wait, or
-// the next event, returns it.
-func (a *answer) headNow(st provider.Stream) {
-	if a.out.headed || !a.reading || !a.out.sw.Pending() {
-		return
-	}
-	if b, ok := st.(provider.Buffered); ok && !b.Buffered() {
-		a.out.headed = true
-		a.out.flush()
 	}
 }
 
@@ -250,8 +238,7 @@ const (
 type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
 	// headed: the response's head has been flushed, with the events held
-	// then, by the relay before its first read (answer.headNow)
-	// or by Wait's first flush.
+	// then, by Wait's first flush.
 	headed bool
 	// deadline is the write deadline set last (zero: none yet).
 	deadline time.Time
@@ -294,10 +281,11 @@ func (o *relayOut) flush() error {
 // wait on the upstream and flushes what is held.
 //
 // Its first flush writes the response's head, and net/http's
-// chunkWriter.writeHeader is a 2.8 KiB frame: run here, deep under the
-// upstream's read, it would double the stack that the stream keeps while
-// it waits to 16 KiB (issue 18). So, unless the relay sent it already
-// (headNow: a stream that tells when its next chunk needs a read), that
+// chunkWriter.writeHeader is a 2.8 KiB frame: run deep under the
+// upstream's read in Next, it would double the stack that the stream
+// keeps while it waits to 16 KiB (issue 18). Under the stream's Await,
+// whose frames are shallow, it runs here; under Next (a stream that
+// cannot wait apart, or a read that brought part of an event), that
 // flush runs on a goroutine of its own, which ends with it, while this
 // one waits: the same flush, at the same moment. A panic there is raised
 // again here, on the request's goroutine, where the server's recovery
@@ -307,6 +295,9 @@ func (a *answer) Wait() error {
 		return a.out.flush()
 	}
 	a.out.headed = true
+	if a.awaiting {
+		return a.out.flush()
+	}
 	type result struct {
 		err error
 		bug any // a panic's value

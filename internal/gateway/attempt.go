@@ -316,10 +316,7 @@ func (x *exchange) headers(h http.Header) {
 	}
 }
 
-var (
-	_ provider.Buffered = (*relay)(nil)
-	_ provider.Awaiter  = (*relay)(nil)
-)
+var _ provider.Awaiter = (*relay)(nil)
 
 // relay is an attempt's stream as the writer relays it: the first chunk
 // the attempt read, then the upstream's; each chunk is noted before it
@@ -368,17 +365,6 @@ func (s *relay) Next() ([]byte, error) {
 	}
 	s.x.chunk()
 	return chunk, nil
-}
-
-// Buffered reports whether Next may return without reading the upstream
-// (provider.Buffered): the attempt's chunk is still to come, the stream
-// has ended, or its stream says so; a stream that cannot tell may.
-func (s *relay) Buffered() bool {
-	if s.peeked || s.eof {
-		return true
-	}
-	b, ok := s.Stream.(provider.Buffered)
-	return !ok || b.Buffered()
 }
 
 // Await waits for the upstream's next bytes when Next would wait on them

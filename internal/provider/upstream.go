@@ -326,10 +326,10 @@ type streamBody struct {
 	start     time.Time
 	cancel    context.CancelFunc
 	done      <-chan struct{} // the request's context's: closed when cancel is called
-	wait      WaitHook    // WithWaitHook's, told of each read; nil: none
-	reading   bool        // wait has been told that this body is read
-	eof       bool        // the body has ended: a read waits on nothing
-	timer     *time.Timer // nil without bounds
+	wait      WaitHook        // WithWaitHook's, told of each read; nil: none
+	reading   bool            // wait has been told that this body is read
+	eof       bool            // the body has ended: a read waits on nothing
+	timer     *time.Timer     // nil without bounds
 	// waitFrom is when the read under way began to wait, as the time
 	// since start plus one; 0 when no read waits.
 	waitFrom atomic.Int64

@@ -107,10 +107,7 @@ func (c *Client) stream(ctx context.Context, r *provider.Request, path string, b
 	}, nil
 }
 
-var (
-	_ provider.Buffered = (*stream)(nil)
-	_ provider.Awaiter  = (*stream)(nil)
-)
+var _ provider.Awaiter = (*stream)(nil)
 
 // stream adapts an upstream SSE body to provider.Stream.
 type stream struct {
@@ -287,10 +284,6 @@ func (s *stream) finish() ([]byte, error) {
 	}
 	return nil, io.EOF
 }
-
-// Buffered reports whether Next may return without reading the upstream
-// (provider.Buffered): the stream has ended, or events it read wait.
-func (s *stream) Buffered() bool { return s.done || s.rd.Buffered() }
 
 // Usage returns the usage so far. Before the stream has finished (a
 // client that went away) it is the gateway's count of what was sent,
