@@ -233,11 +233,24 @@ func (r *Reader) Await() {
 }
 
 // lineHeld reports whether the n bytes buffered hold the end of a line.
-// A "\n" is looked for first: it usually ends the first line, where a
-// "\r", which upstreams seldom send, would be looked for in them all.
+// A read usually brings whole events, so the last byte is looked at
+// first. Else the "\n" it finds is noted in lfFree, where the search of
+// the line's end in readLine then starts: Await's look is not a second
+// scan of the line (issue 18). A "\r", which upstreams seldom send, is
+// looked for only when no "\n" is held.
 func (r *Reader) lineHeld(n int) bool {
 	held, _ := r.br.Peek(n) // no I/O: never fails
-	return bytes.IndexByte(held, '\n') >= 0 || bytes.IndexByte(held, '\r') >= 0
+	if c := held[n-1]; c == '\n' || c == '\r' {
+		return true
+	}
+	if r.lfFree < n {
+		if i := bytes.IndexByte(held[r.lfFree:], '\n'); i >= 0 {
+			r.lfFree += i
+			return true
+		}
+		r.lfFree = n
+	}
+	return bytes.IndexByte(held, '\r') >= 0
 }
 
 func (r *Reader) pending() bool { return r.has || r.name != "" }

@@ -26,9 +26,16 @@ func readAll(rd io.Reader, max int) ([]ev, error) {
 	return readEvents(NewReader(rd, max))
 }
 
-func readEvents(r *Reader) ([]ev, error) {
+func readEvents(r *Reader) ([]ev, error) { return readEventsAwaiting(r, false) }
+
+// readEventsAwaiting is readEvents, calling Await before each Next when
+// await.
+func readEventsAwaiting(r *Reader, await bool) ([]ev, error) {
 	var got []ev
 	for {
+		if await {
+			r.Await()
+		}
 		e, err := r.Next()
 		if err == io.EOF {
 			return got, nil
