@@ -225,6 +225,12 @@ func (r *Reader) Await() {
 	if n == r.br.Size() || n > 0 && r.lineHeld(n) {
 		return
 	}
+	if r.src.full && r.br.Size() < bigBufSize {
+		// As readLine would: the stream has more than the small buffer
+		// takes, and the big one reads first the n bytes the small one
+		// holds, then the stream.
+		r.grow()
+	}
 	// The stream's error stays with source, for Next; one of bufio's own
 	// (io.ErrNoProgress), which Peek returns once, is kept there too.
 	if _, err := r.br.Peek(n + 1); err != nil && r.src.err == nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -456,18 +457,26 @@ func TestReaderBufferGrows(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name string
-		src  io.Reader
-		size int // of the buffer after the first events
+		name  string
+		src   func() io.Reader
+		await bool // Await before each Next
+		size  int  // of the buffer after the first events
 	}{
-		{"an event per read", (*perRead)(&parts), bufSize},
-		{"reads that fill the buffer", bytes.NewReader(stream), bigBufSize},
+		{"an event per read", func() io.Reader { p := slices.Clone(parts); return (*perRead)(&p) }, false, bufSize},
+		{"reads that fill the buffer", func() io.Reader { return bytes.NewReader(stream) }, false, bigBufSize},
+		// Issue 18: Await, which reads for Next, grows the buffer as
+		// Next would.
+		{"an event per read, through Await", func() io.Reader { p := slices.Clone(parts); return (*perRead)(&p) }, true, bufSize},
+		{"reads that fill the buffer, through Await", func() io.Reader { return bytes.NewReader(stream) }, true, bigBufSize},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewReader(tt.src, 0)
+			r := NewReader(tt.src(), 0)
 			var got []ev
 			for range 10 {
+				if tt.await {
+					r.Await()
+				}
 				e, err := r.Next()
 				if err != nil {
 					t.Fatal(err)
@@ -477,7 +486,7 @@ func TestReaderBufferGrows(t *testing.T) {
 			if size := r.br.Size(); size != tt.size {
 				t.Errorf("read buffer of %d bytes after 10 events, want %d", size, tt.size)
 			}
-			rest, err := readEvents(r)
+			rest, err := readEventsAwaiting(r, tt.await)
 			if err != nil {
 				t.Fatal(err)
 			}
