@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -263,7 +264,10 @@ func (u *Upstream) OpenHeader(ctx context.Context, url string, body []byte, requ
 	b := &streamBody{name: u.Name, idle: u.IdleTimeout, firstByte: firstByte, total: total, start: time.Now(),
 		cancel: cancel, done: ctx.Done(), wait: wait}
 	if _, next := b.due(0); next > 0 {
-		b.timer = time.AfterFunc(next, b.fire)
+		// Made unarmed and armed after: fire uses b.timer, which must be
+		// set before the timer can fire.
+		b.timer = time.AfterFunc(math.MaxInt64, b.fire)
+		b.timer.Reset(next)
 	}
 	resp, err := u.post(ctx, url, body, true, requestID, extra)
 	if err != nil {
