@@ -29,6 +29,10 @@ type answer struct {
 	// reading: an upstream's body is being read through the wait hook
 	// (provider.WaitHook's Reading).
 	reading bool
+	// awaiting: the stream waits in its Await (provider.Awaiter), whose
+	// frames are shallow, so the wait hook may flush the response's head
+	// there (Wait).
+	awaiting bool
 }
 
 // dialect is what differs between the APIs the gateway serves in how
@@ -68,9 +72,9 @@ var _ gateway.Writer = (*answer)(nil)
 func (a *answer) Header() http.Header { return a.w.Header() }
 
 // Error writes err's client form, after recording it.
-func (a *answer) Error(err error, end func(gateway.Outcome)) {
+func (a *answer) Error(err error, end gateway.Ender) {
 	e := errorFor(a.r, a.w.Header(), err)
-	end(gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: e.Status == statusClientClosed || shuttingDown(a.r)})
+	end.End(gateway.Outcome{Status: e.Status, ErrType: e.Type, Cancelled: e.Status == statusClientClosed || shuttingDown(a.r)})
 	if e.Status == statusClientClosed {
 		a.w.WriteHeader(statusClientClosed)
 		return
@@ -79,7 +83,7 @@ func (a *answer) Error(err error, end func(gateway.Outcome)) {
 }
 
 // Response writes a complete answer, recorded first.
-func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
+func (a *answer) Response(resp *provider.Response, end gateway.Ender) {
 	if a.embeddings {
 		b, err := encodeEmbeddings(resp.Body, a.base64)
 		if err != nil {
@@ -89,7 +93,7 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 		}
 		resp.Body = b
 	}
-	end(gateway.Outcome{Status: http.StatusOK})
+	end.End(gateway.Outcome{Status: http.StatusOK})
 	w := a.w
 	vals := []string{"application/json", strconv.Itoa(len(resp.Body))} // one slice for both
 	h := w.Header()
@@ -111,7 +115,7 @@ func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
 // [DONE], before the error event, or when the client has gone (partial
 // usage, flagged cancelled). A stream the gateway's shutdown cut sends its
 // error event first and is recorded right after, as partial usage.
-func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
+func (a *answer) Stream(st provider.Stream, end gateway.Ender) {
 	w, r := a.w, a.r
 	defer st.Close()
 	sw := sse.NewWriter(w, r)
@@ -119,41 +123,25 @@ func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
 	sw.Hold(a.reading)
 	defer a.out.flush() // the end: an error event
 	// The stream idles in Await, whose frames are fewer and smaller than
-	// Next's: the stack it keeps while it waits is smaller (issue 18).
+	// Next's: the stack it keeps while it waits is smaller, and the wait
+	// hook may write the response's head there (issue 18).
 	aw, _ := st.(provider.Awaiter)
 	for {
 		if aw != nil {
+			a.awaiting = true
 			aw.Await()
+			a.awaiting = false
 		}
 		if !a.relayNext(st, sw, end) {
 			return
 		}
-		a.headNow(st)
-	}
-}
-
-// headNow flushes the response's head, with the events held, from this
-// shallow frame when the next chunk needs a read of the upstream
-// (provider.Buffered): the first Wait would flush them just before that
-// read, on a goroutine of its own, as its frame is deep (see Wait).
-// Here the flush is the same, at the same moment, without starting a
-// goroutine and handing over to it and back (issue 18). A stream that
-// cannot tell leaves it to Wait. Its error sticks: the next Wait, or
-// the next event, returns it.
-func (a *answer) headNow(st provider.Stream) {
-	if a.out.headed || !a.reading || !a.out.sw.Pending() {
-		return
-	}
-	if b, ok := st.(provider.Buffered); ok && !b.Buffered() {
-		a.out.headed = true
-		a.out.flush()
 	}
 }
 
 // relayNext relays the stream's next chunk, or ends the stream, and
 // reports whether there is more. It has a frame of its own, off the
 // stack while the stream waits in Await (issue 18).
-func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.Outcome)) bool {
+func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end gateway.Ender) bool {
 	chunk, err := st.Next()
 	if errors.Is(err, io.EOF) && sw.Err() == nil {
 		a.streamDone(sw, end)
@@ -164,7 +152,7 @@ func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.
 	// here, is the client gone, and err, if the hook's, is only its
 	// echo.
 	if err != nil && a.out.flush() != nil {
-		end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		end.End(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 		return false
 	}
 	if err != nil {
@@ -174,7 +162,7 @@ func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.
 	a.out.refresh()
 	if err := a.d().event(sw, chunk); err != nil {
 		// The client went away; closing the stream cancels upstream.
-		end(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
+		end.End(gateway.Outcome{Status: statusClientClosed, Cancelled: true})
 		return false
 	}
 	return true
@@ -191,8 +179,8 @@ func (a *answer) relayNext(st provider.Stream, sw *sse.Writer, end func(gateway.
 // log): a client that acts on [DONE] sees it at once. A dialect whose end
 // waits (a Responses answer stored first) flushes before it. A final flush
 // that fails comes too late to change the record: the answer was complete.
-func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
-	end(gateway.Outcome{Status: http.StatusOK})
+func (a *answer) streamDone(sw *sse.Writer, end gateway.Ender) {
+	end.End(gateway.Outcome{Status: http.StatusOK})
 	if !sw.Started() {
 		a.w.WriteHeader(http.StatusOK)
 	}
@@ -203,7 +191,7 @@ func (a *answer) streamDone(sw *sse.Writer, end func(gateway.Outcome)) {
 
 // streamFailed ends a stream that failed: with an HTTP error before its
 // first byte, else with an error event.
-func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcome)) {
+func (a *answer) streamFailed(sw *sse.Writer, err error, end gateway.Ender) {
 	w, r := a.w, a.r
 	if !sw.Started() {
 		resetStreamHeaders(w)
@@ -225,10 +213,10 @@ func (a *answer) streamFailed(sw *sse.Writer, err error, end func(gateway.Outcom
 		a.out.refresh()
 		a.d().errorEvent(sw, r, e)
 		a.out.flush()
-		end(out)
+		end.End(out)
 		return
 	}
-	end(out)
+	end.End(out)
 	if !gone {
 		a.out.refresh()
 		a.d().errorEvent(sw, r, e)
@@ -250,8 +238,7 @@ const (
 type relayOut struct {
 	sw *sse.Writer // nil until the stream begins
 	// headed: the response's head has been flushed, with the events held
-	// then, by the relay before its first read (answer.headNow)
-	// or by Wait's first flush.
+	// then, by Wait's first flush.
 	headed bool
 	// deadline is the write deadline set last (zero: none yet).
 	deadline time.Time
@@ -294,10 +281,11 @@ func (o *relayOut) flush() error {
 // wait on the upstream and flushes what is held.
 //
 // Its first flush writes the response's head, and net/http's
-// chunkWriter.writeHeader is a 2.8 KiB frame: run here, deep under the
-// upstream's read, it would double the stack that the stream keeps while
-// it waits to 16 KiB (issue 18). So, unless the relay sent it already
-// (headNow: a stream that tells when its next chunk needs a read), that
+// chunkWriter.writeHeader is a 2.8 KiB frame: run deep under the
+// upstream's read in Next, it would double the stack that the stream
+// keeps while it waits to 16 KiB (issue 18). Under the stream's Await,
+// whose frames are shallow, it runs here; under Next (a stream that
+// cannot wait apart, or a read that brought part of an event), that
 // flush runs on a goroutine of its own, which ends with it, while this
 // one waits: the same flush, at the same moment. A panic there is raised
 // again here, on the request's goroutine, where the server's recovery
@@ -307,6 +295,9 @@ func (a *answer) Wait() error {
 		return a.out.flush()
 	}
 	a.out.headed = true
+	if a.awaiting {
+		return a.out.flush()
+	}
 	type result struct {
 		err error
 		bug any // a panic's value

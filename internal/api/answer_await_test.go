@@ -43,56 +43,39 @@ func (s *awaits) Next() ([]byte, error) {
 	return s.reads.Next()
 }
 
-// bufferedAwaits is awaits that tells whether its next chunk needs a read
-// (provider.Buffered), as OpenAI's streams do.
-type bufferedAwaits struct{ *awaits }
-
-var _ provider.Buffered = bufferedAwaits{}
-
-func (s bufferedAwaits) Buffered() bool {
-	return len(s.cur) > 0 || s.err != nil || s.endInRead && len(s.left) == 0
-}
-
 // Issue 18: a stream that can wait apart from Next (provider.Awaiter)
 // waits for each read in Await, from Stream's frame rather than under
 // Next's, and its events go out as they would otherwise: those of one
-// read in one flush. One that also tells when its next chunk needs a read
-// (provider.Buffered) has the response's head sent from the relay's
-// goroutine, before the first read's wait; otherwise the wait hook sends
-// it from a goroutine of its own.
+// read in one flush. The response's head goes out in the first of those
+// waits, from the relay's goroutine: Await's frames are shallow, and no
+// goroutine is started for it.
 func TestStreamWaitsInAwait(t *testing.T) {
-	for _, buffered := range []bool{false, true} {
-		t.Run(map[bool]string{true: "buffered", false: "cannot tell"}[buffered], func(t *testing.T) {
-			f := &flushedOn{flushes: &flushes{ResponseRecorder: httptest.NewRecorder()}}
-			a := newStreamAnswer(f, nil)
-			a.Reading(true)
-			st := &awaits{reads: reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}}}
-			st.wait = func() error {
-				st.inAwait = append(st.inAwait, false)
-				return a.Wait()
-			}
-			st.closing = func() { a.Reading(false) }
-			var s provider.Stream = st
-			if buffered {
-				s = bufferedAwaits{st}
-			}
-			var out gateway.Outcome
-			a.Stream(s, func(o gateway.Outcome) { out = o })
-			if diff := cmp.Diff([][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, f.got); diff != "" {
-				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
-			}
-			// Each wait notes false, then true when Await ran it; the
-			// last, for the end of the body, is Next's.
-			if diff := cmp.Diff([]bool{false, true, false, true, false}, st.inAwait); diff != "" {
-				t.Errorf("waits mismatch (-want +got):\n%s", diff)
-			}
-			if here := f.on[0] == goroutine(); here != buffered {
-				t.Errorf("head flushed on the relay's goroutine: %v, want %v", here, buffered)
-			}
-			if out != (gateway.Outcome{Status: http.StatusOK}) || !st.closed {
-				t.Errorf("outcome %+v, closed %v", out, st.closed)
-			}
-		})
+	f := &flushedOn{flushes: &flushes{ResponseRecorder: httptest.NewRecorder()}}
+	a := newStreamAnswer(f, nil)
+	a.Reading(true)
+	st := &awaits{reads: reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}}}
+	st.wait = func() error {
+		st.inAwait = append(st.inAwait, false)
+		return a.Wait()
+	}
+	st.closing = func() { a.Reading(false) }
+	var out gateway.Outcome
+	a.Stream(st, gateway.EndFunc(func(o gateway.Outcome) { out = o }))
+	if diff := cmp.Diff([][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, f.got); diff != "" {
+		t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+	}
+	// Each wait notes false, then true when Await ran it; the last, for
+	// the end of the body, is Next's.
+	if diff := cmp.Diff([]bool{false, true, false, true, false}, st.inAwait); diff != "" {
+		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+	}
+	for i, g := range f.on {
+		if g != goroutine() {
+			t.Errorf("flush %d on another goroutine", i+1)
+		}
+	}
+	if out != (gateway.Outcome{Status: http.StatusOK}) || !st.closed {
+		t.Errorf("outcome %+v, closed %v", out, st.closed)
 	}
 }
 
@@ -112,7 +95,7 @@ func TestStreamClientGoneInAwait(t *testing.T) {
 	st.closing = func() { a.Reading(false) }
 	var out gateway.Outcome
 	ends := 0
-	a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
+	a.Stream(st, gateway.EndFunc(func(o gateway.Outcome) { ends++; out = o }))
 	want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
 	if out != want || ends != 1 || waits != 1 {
 		t.Errorf("outcome %+v, %d records, %d waits; want %+v, 1 record, 1 wait", out, ends, waits, want)

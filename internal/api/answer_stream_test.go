@@ -169,7 +169,7 @@ func TestStreamFlushPerRead(t *testing.T) {
 			}
 			var out gateway.Outcome
 			var atEnd [][]int
-			a.Stream(st, func(o gateway.Outcome) { out, atEnd = o, append([][]int(nil), f.got...) })
+			a.Stream(st, gateway.EndFunc(func(o gateway.Outcome) { out, atEnd = o, append([][]int(nil), f.got...) }))
 			if diff := cmp.Diff(tt.want, f.got); diff != "" {
 				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
 			}
@@ -237,7 +237,7 @@ func TestStreamHeldFlushFails(t *testing.T) {
 			st := tt.st(a, f)
 			var out gateway.Outcome
 			ends := 0
-			a.Stream(st, func(o gateway.Outcome) { ends++; out = o })
+			a.Stream(st, gateway.EndFunc(func(o gateway.Outcome) { ends++; out = o }))
 			want := gateway.Outcome{Status: statusClientClosed, Cancelled: true}
 			if out != want || ends != 1 {
 				t.Errorf("outcome %+v (%d records), want %+v", out, ends, want)
@@ -265,7 +265,7 @@ func TestStreamFirstFlushPanicReachesCaller(t *testing.T) {
 			t.Errorf("recovered %v, want the flush's panic", p)
 		}
 	}()
-	a.Stream(st, func(gateway.Outcome) {})
+	a.Stream(st, gateway.EndFunc(func(gateway.Outcome) {}))
 	t.Error("Stream returned after its flush panicked")
 }
 
@@ -297,7 +297,7 @@ func TestStreamWriteDeadlineRefreshed(t *testing.T) {
 		return a.Wait()
 	}
 	st.closing = func() { a.Reading(false) }
-	a.Stream(st, func(gateway.Outcome) {})
+	a.Stream(st, gateway.EndFunc(func(gateway.Outcome) {}))
 	// Set at 0 for event 1, kept for events 2 and 3 (0.4s, 0.8s), set
 	// at 1.2s for event 4, kept for event 5 (1.6s) and [DONE] (2s).
 	want := []time.Duration{time.Minute, time.Minute + 1200*time.Millisecond}
@@ -307,14 +307,6 @@ func TestStreamWriteDeadlineRefreshed(t *testing.T) {
 	if diff := cmp.Diff([][]int{{1}, {2}, {3}, {4}, {5}, {-1}}, d.got); diff != "" {
 		t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
 	}
-}
-
-// bufferedReads is reads that tells whether its next chunk needs a read
-// (provider.Buffered).
-type bufferedReads struct{ *reads }
-
-func (s bufferedReads) Buffered() bool {
-	return len(s.cur) > 0 || s.endInRead && len(s.left) == 0
 }
 
 // flushedOn records the goroutine of each flush.
@@ -334,35 +326,25 @@ func goroutine() string {
 	return strings.Fields(string(b[:runtime.Stack(b, false)]))[1]
 }
 
-// Issue 18: when the stream tells that its next chunk needs a read of
-// the upstream, the response's head goes out with the events held
-// before that read's wait, as the wait hook would send it, but from the
-// relay's goroutine: no goroutine is started for it. A stream that
-// cannot tell leaves it to the wait hook's goroutine. The flushes are
-// the same either way.
+// Issue 18: a stream that cannot wait apart from Next (no
+// provider.Awaiter) waits deep under Next, so the wait hook sends the
+// response's head from a goroutine of its own; the later flushes, and
+// which events go in each, are as with a stream that waits in Await.
 func TestStreamHeadFlushedBeforeRead(t *testing.T) {
-	for _, buffered := range []bool{true, false} {
-		t.Run(map[bool]string{true: "buffered", false: "cannot tell"}[buffered], func(t *testing.T) {
-			f := &flushedOn{flushes: &flushes{ResponseRecorder: httptest.NewRecorder()}}
-			a := newStreamAnswer(f, nil)
-			a.Reading(true)
-			r := &reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}, wait: a.Wait}
-			var st provider.Stream = r
-			if buffered {
-				st = bufferedReads{r}
-			}
-			a.Stream(st, func(gateway.Outcome) {})
-			if diff := cmp.Diff([][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, f.got); diff != "" {
-				t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
-			}
-			if here := f.on[0] == goroutine(); here != buffered {
-				t.Errorf("head flushed on the relay's goroutine: %v, want %v", here, buffered)
-			}
-			for i, g := range f.on[1:] {
-				if g != goroutine() {
-					t.Errorf("flush %d on another goroutine", i+2)
-				}
-			}
-		})
+	f := &flushedOn{flushes: &flushes{ResponseRecorder: httptest.NewRecorder()}}
+	a := newStreamAnswer(f, nil)
+	a.Reading(true)
+	st := &reads{cur: []int{1, 2}, left: [][]int{{3, 4, 5}, {6}}, wait: a.Wait}
+	a.Stream(st, gateway.EndFunc(func(gateway.Outcome) {}))
+	if diff := cmp.Diff([][]int{{1, 2}, {3, 4, 5}, {6}, {-1}}, f.got); diff != "" {
+		t.Errorf("events per flush mismatch (-want +got):\n%s", diff)
+	}
+	if f.on[0] == goroutine() {
+		t.Error("head flushed on the relay's goroutine, deep under Next")
+	}
+	for i, g := range f.on[1:] {
+		if g != goroutine() {
+			t.Errorf("flush %d on another goroutine", i+2)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func (a *responseAnswer) prepare(ctx context.Context, previousID string, store b
 }
 
 // Response stores and writes a whole answer.
-func (a *responseAnswer) Response(resp *provider.Response, end func(gateway.Outcome)) {
+func (a *responseAnswer) Response(resp *provider.Response, end gateway.Ender) {
 	resp.Body = a.echo(resp.Body, "")
 	a.save(resp.Body)
 	a.answer.Response(resp, end)

@@ -105,9 +105,9 @@ func streamEvents(t *testing.T, body string) ([]string, []gjson.Result) {
 func TestResponseStreamStoresFirst(t *testing.T) {
 	a, rec, st := newResponseAnswer(true)
 	var ended []string
-	a.Stream(&fixedStream{events: []string{evCreated, evDelta, evCompleted}, err: io.EOF}, func(o gateway.Outcome) {
+	a.Stream(&fixedStream{events: []string{evCreated, evDelta, evCompleted}, err: io.EOF}, gateway.EndFunc(func(o gateway.Outcome) {
 		ended = append(ended, rec.Body.String())
-	})
+	}))
 	names, data := streamEvents(t, rec.Body.String())
 	if diff := cmp.Diff([]string{"response.created", "response.output_text.delta", "response.completed"}, names); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)
@@ -143,7 +143,7 @@ func TestResponseStreamFlushesBeforeSave(t *testing.T) {
 	a.Reading(true)
 	var atSave string
 	st.onSave = func() { atSave = f.Body.String()[:f.sent] }
-	a.Stream(&fixedStream{events: []string{evCreated, evDelta, evCompleted}, err: io.EOF}, func(gateway.Outcome) {})
+	a.Stream(&fixedStream{events: []string{evCreated, evDelta, evCompleted}, err: io.EOF}, gateway.EndFunc(func(gateway.Outcome) {}))
 	if !strings.Contains(atSave, "response.output_text.delta") || strings.Contains(atSave, "response.completed") {
 		t.Errorf("flushed when the answer was stored: %q; want the events before response.completed", atSave)
 	}
@@ -159,9 +159,9 @@ func TestResponseStreamFailure(t *testing.T) {
 	a, rec, st := newResponseAnswer(true)
 	var outcomes []gateway.Outcome
 	up := &provider.Error{Provider: "openai", Kind: provider.KindUnavailable, Err: errors.New("boom")}
-	a.Stream(&fixedStream{events: []string{evCreated, evDelta, evCompleted}, err: up}, func(o gateway.Outcome) {
+	a.Stream(&fixedStream{events: []string{evCreated, evDelta, evCompleted}, err: up}, gateway.EndFunc(func(o gateway.Outcome) {
 		outcomes = append(outcomes, o)
-	})
+	}))
 	names, data := streamEvents(t, rec.Body.String())
 	if diff := cmp.Diff([]string{"response.created", "response.output_text.delta", "error", "response.failed"}, names); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)
@@ -193,7 +193,7 @@ func TestResponseWhole(t *testing.T) {
 			a, rec, st := newResponseAnswer(tt.store)
 			st.fail = tt.fail
 			ended := 0
-			a.Response(&provider.Response{Body: []byte(body)}, func(gateway.Outcome) { ended++ })
+			a.Response(&provider.Response{Body: []byte(body)}, gateway.EndFunc(func(gateway.Outcome) { ended++ }))
 			got := gjson.Parse(rec.Body.String())
 			if rec.Code != 200 || ended != 1 || got.Get("previous_response_id").Str != "resp_prev" || got.Get("store").Bool() != tt.store {
 				t.Errorf("%d, ended %d: %s", rec.Code, ended, rec.Body)

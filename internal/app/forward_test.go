@@ -30,17 +30,17 @@ type answerWriter struct {
 
 func (w *answerWriter) Header() http.Header { return w.header }
 
-func (w *answerWriter) Error(err error, end func(gw.Outcome)) {
+func (w *answerWriter) Error(err error, end gw.Ender) {
 	w.err = err
-	end(gw.Outcome{Status: 500})
+	end.End(gw.Outcome{Status: 500})
 }
 
-func (w *answerWriter) Response(resp *prov.Response, end func(gw.Outcome)) {
+func (w *answerWriter) Response(resp *prov.Response, end gw.Ender) {
 	w.body = resp.Body
-	end(gw.Outcome{Status: 200})
+	end.End(gw.Outcome{Status: 200})
 }
 
-func (w *answerWriter) Stream(st prov.Stream, end func(gw.Outcome)) {
+func (w *answerWriter) Stream(st prov.Stream, end gw.Ender) {
 	defer st.Close()
 	for {
 		b, err := st.Next()
@@ -52,7 +52,7 @@ func (w *answerWriter) Stream(st prov.Stream, end func(gw.Outcome)) {
 		}
 		w.events = append(w.events, string(b))
 	}
-	end(gw.Outcome{Status: 200})
+	end.End(gw.Outcome{Status: 200})
 }
 
 // wrapping is a Translator that marks what went through it.

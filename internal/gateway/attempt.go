@@ -19,7 +19,7 @@ import (
 func (x *exchange) run(ctx context.Context, w Writer, first *catalog.Model) {
 	if x.req.Check != nil {
 		if err := x.req.Check(first); err != nil {
-			w.Error(err, x.end)
+			w.Error(err, x)
 			return
 		}
 	}
@@ -104,13 +104,13 @@ func (x *exchange) fail(w Writer, err error) {
 	if x.rec.Attempts > 0 {
 		x.headers(w.Header())
 	}
-	w.Error(err, func(o Outcome) {
+	w.Error(err, EndFunc(func(o Outcome) {
 		if o.Status >= 500 || o.Status == StatusClientClosed {
 			attrs := append([]any{"id", requestID(x.req), "err", err}, upstreamAttrs(err)...)
 			x.g.opt.Log.Warn("upstream call failed", attrs...)
 		}
 		x.finish(o, provider.Usage{})
-	})
+	}))
 }
 
 // StatusClientClosed is the status of a request whose client went away
@@ -289,7 +289,7 @@ func (x *exchange) attempt(ctx context.Context, w Writer, t target) error {
 		x.spans.answered(sp, resp.Body, t.model.ID)
 		sp.end(ctx, nil)
 		x.resp = resp
-		w.Response(resp, x.end)
+		w.Response(resp, x)
 		return nil
 	}
 	x.spans.answered(sp, first, t.model.ID)
@@ -316,10 +316,7 @@ func (x *exchange) headers(h http.Header) {
 	}
 }
 
-var (
-	_ provider.Buffered = (*relay)(nil)
-	_ provider.Awaiter  = (*relay)(nil)
-)
+var _ provider.Awaiter = (*relay)(nil)
 
 // relay is an attempt's stream as the writer relays it: the first chunk
 // the attempt read, then the upstream's; each chunk is noted before it
@@ -368,17 +365,6 @@ func (s *relay) Next() ([]byte, error) {
 	}
 	s.x.chunk()
 	return chunk, nil
-}
-
-// Buffered reports whether Next may return without reading the upstream
-// (provider.Buffered): the attempt's chunk is still to come, the stream
-// has ended, or its stream says so; a stream that cannot tell may.
-func (s *relay) Buffered() bool {
-	if s.peeked || s.eof {
-		return true
-	}
-	b, ok := s.Stream.(provider.Buffered)
-	return !ok || b.Buffered()
 }
 
 // Await waits for the upstream's next bytes when Next would wait on them

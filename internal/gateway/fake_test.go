@@ -226,31 +226,31 @@ func newAnswer() *answer { return &answer{hdr: http.Header{}} }
 
 func (a *answer) Header() http.Header { return a.hdr }
 
-func (a *answer) Error(err error, end func(gateway.Outcome)) {
+func (a *answer) Error(err error, end gateway.Ender) {
 	a.err = err
 	a.ends++
-	end(gateway.Outcome{Status: 502, ErrType: "test_error"})
+	end.End(gateway.Outcome{Status: 502, ErrType: "test_error"})
 }
 
-func (a *answer) Response(resp *provider.Response, end func(gateway.Outcome)) {
+func (a *answer) Response(resp *provider.Response, end gateway.Ender) {
 	a.body = string(resp.Body)
 	a.ends++
-	end(gateway.Outcome{Status: 200})
+	end.End(gateway.Outcome{Status: 200})
 }
 
-func (a *answer) Stream(st provider.Stream, end func(gateway.Outcome)) {
+func (a *answer) Stream(st provider.Stream, end gateway.Ender) {
 	defer st.Close()
 	for {
 		chunk, err := st.Next()
 		if err == io.EOF {
 			a.ends++
-			end(gateway.Outcome{Status: 200})
+			end.End(gateway.Outcome{Status: 200})
 			return
 		}
 		if err != nil {
 			a.err = err
 			a.ends++
-			end(gateway.Outcome{Status: 502, ErrType: "test_error"})
+			end.End(gateway.Outcome{Status: 502, ErrType: "test_error"})
 			return
 		}
 		a.chunks = append(a.chunks, string(chunk))

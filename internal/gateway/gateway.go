@@ -210,19 +210,32 @@ func (req *Request) sizes() Sizes {
 }
 
 // Writer writes the answer in the client's dialect. Each method writes
-// the request's one answer and calls end exactly once, with what the
+// the request's one answer and calls end's End exactly once, with what the
 // client is told, before the answer's last bytes leave, so that the
 // usage record exists for every answer a client has received.
 type Writer interface {
 	Header() http.Header
 	// Error maps err to the client's error and writes it.
-	Error(err error, end func(Outcome))
+	Error(err error, end Ender)
 	// Response writes a whole answer.
-	Response(resp *provider.Response, end func(Outcome))
+	Response(resp *provider.Response, end Ender)
 	// Stream relays a stream whose first chunk has arrived; st's
 	// failures after that end the stream with an error event.
-	Stream(st provider.Stream, end func(Outcome))
+	Stream(st provider.Stream, end Ender)
 }
+
+// Ender takes what a request's client was told when its answer ends:
+// the exchange, which records it. An interface rather than a function:
+// the exchange's method value was an allocation a request (issue 18).
+type Ender interface {
+	End(Outcome)
+}
+
+// EndFunc is an Ender of a function.
+type EndFunc func(Outcome)
+
+// End calls f.
+func (f EndFunc) End(o Outcome) { f(o) }
 
 // Outcome is what a request's client was told.
 type Outcome struct {
@@ -244,17 +257,17 @@ type Outcome struct {
 func (g *Gateway) Serve(ctx context.Context, req *Request, w Writer) {
 	x, err := g.exchangeFor(req)
 	if err != nil {
-		w.Error(err, func(Outcome) {})
+		w.Error(err, EndFunc(func(Outcome) {}))
 		return
 	}
 	defer x.abandon()
 	if err := g.admit(ctx, x, w.Header()); err != nil {
-		w.Error(err, x.end)
+		w.Error(err, x)
 		return
 	}
 	x.run(ctx, w, x.requested)
 	if x.relay != nil {
-		w.Stream(x.relay, x.end)
+		w.Stream(x.relay, x)
 	}
 	if x.refund {
 		g.refund(ctx, req, &x.res)

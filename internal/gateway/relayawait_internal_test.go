@@ -31,14 +31,6 @@ func (s *awaitStream) Next() ([]byte, error) {
 func (s *awaitStream) Usage() provider.Usage { return provider.Usage{} }
 func (s *awaitStream) Close() error          { return nil }
 
-// bufferedStream is an awaitStream that tells whether Next would read.
-type bufferedStream struct {
-	awaitStream
-	buffered bool
-}
-
-func (s *bufferedStream) Buffered() bool { return s.buffered }
-
 // The relay passes Await on to its stream, except while it holds the
 // chunk the attempt peeked (waiting then would hold that chunk back until
 // the upstream sends the next) and after the end (issue 18).
@@ -62,25 +54,4 @@ func TestRelayAwait(t *testing.T) {
 		t.Errorf("calls mismatch (-want +got):\n%s", diff)
 	}
 
-	// Buffered is false only when the stream says Next reads the upstream:
-	// the peeked chunk and the end are the relay's, and a stream that cannot
-	// tell may not read.
-	for _, tt := range []struct {
-		name string
-		st   provider.Stream
-		r    relay
-		want bool
-	}{
-		{"peeked", &bufferedStream{}, relay{peeked: true}, true},
-		{"ended", &bufferedStream{}, relay{eof: true}, true},
-		{"stream cannot tell", &awaitStream{}, relay{}, true},
-		{"stream buffered", &bufferedStream{buffered: true}, relay{}, true},
-		{"stream not buffered", &bufferedStream{}, relay{}, false},
-	} {
-		r := tt.r
-		r.Stream = tt.st
-		if got := r.Buffered(); got != tt.want {
-			t.Errorf("%s: Buffered %v, want %v", tt.name, got, tt.want)
-		}
-	}
 }

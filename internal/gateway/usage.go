@@ -54,11 +54,9 @@ type exchange struct {
 	prompt     int64
 	progressAt time.Duration
 
-	// resp or stream is the answer written, whose usage is recorded;
-	// end is record, bound once.
+	// resp or stream is the answer written, whose usage is recorded.
 	resp   *provider.Response
 	stream provider.Stream
-	end    func(Outcome)
 	// relay is the stream an attempt began, which Serve relays once the
 	// attempts are over: from there the frames of the routing loop are
 	// off the stack the stream waits on (issue 18).
@@ -107,7 +105,6 @@ func (g *Gateway) newExchange(req *Request, rt *route.Table, m *catalog.Model, a
 			Model: m.ID, RequestedModel: req.Model, Provider: d.Provider.Name(), UpstreamModel: d.UpstreamID,
 			PriceVersion: rt.PriceVersion(), Streamed: req.Stream,
 		}}
-	x.end = x.record
 	return x
 }
 
@@ -171,10 +168,10 @@ func (x *exchange) chunk() {
 	x.g.opt.Meter.Progress(&x.rec)
 }
 
-// record is the end function of the exchange's Writer calls: it records
-// the request with what the client was told and the usage of the answer
-// that was written (none for an error).
-func (x *exchange) record(o Outcome) {
+// End is the Ender of the exchange's Writer calls: it records the request
+// with what the client was told and the usage of the answer that was
+// written (none for an error).
+func (x *exchange) End(o Outcome) {
 	var us provider.Usage
 	switch {
 	case x.stream != nil:

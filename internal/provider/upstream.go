@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -244,10 +245,10 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 // may send them at once and its first event never); after it, each read
 // of the body waits at most the idle timeout, and the whole stream lasts
 // at most the total timeout (each the deployment's when ctx carries one:
-// WithTimeouts). One timer serves the first byte and the total. The
-// hook ctx carries (WithWaitHook) runs before the request is sent and
-// before each read of the body. The returned cancel ends the upstream
-// request; call it when the stream is done.
+// WithTimeouts). One timer serves all three (streamBody). The hook ctx
+// carries (WithWaitHook) runs before the request is sent and before each
+// read of the body. Closing the body stops the timer; the returned cancel
+// ends the upstream request: call it when the stream is done.
 func (u *Upstream) Open(ctx context.Context, url string, body []byte, requestID string) (*http.Response, context.CancelFunc, error) {
 	return u.OpenHeader(ctx, url, body, requestID, nil)
 }
@@ -259,22 +260,31 @@ func (u *Upstream) OpenHeader(ctx context.Context, url string, body []byte, requ
 		return nil, nil, err
 	}
 	firstByte, total := u.bounds(ctx)
-	ctx, cancelCause := context.WithCancelCause(ctx)
-	b := &streamBody{name: u.Name, idle: u.IdleTimeout, total: total, start: time.Now(), cancel: cancelCause, wait: wait}
-	if firstByte > 0 {
-		b.deadline = time.AfterFunc(firstByte, b.expire)
+	ctx, cancel := context.WithCancel(ctx)
+	b := &streamBody{name: u.Name, idle: u.IdleTimeout, firstByte: firstByte, total: total, start: time.Now(),
+		cancel: cancel, done: ctx.Done(), wait: wait}
+	if _, next := b.due(0); next > 0 {
+		// Made unarmed and armed after: fire uses b.timer, which must be
+		// set before the timer can fire.
+		b.timer = time.AfterFunc(math.MaxInt64, b.fire)
+		b.timer.Reset(next)
 	}
 	resp, err := u.post(ctx, url, body, true, requestID, extra)
 	if err != nil {
 		b.stop()
-		if b.expired.Load() { // no headers within the first byte's bound
+		cancel()
+		if b.cut.Load() != 0 { // no headers within the first byte's bound
 			return nil, nil, b.timeout()
 		}
 		return nil, nil, err
 	}
 	b.ReadCloser = resp.Body
 	resp.Body = b
-	return resp, b.stop, nil
+	// The context's own cancel, not a function that also stops the
+	// timer: that would be one more allocation a stream (issue 18). The
+	// body's Close stops the timer, and a timer that fires after cancel
+	// finds the request over and is not armed again (fire).
+	return resp, cancel, nil
 }
 
 // Errors of a stream's timeouts, wrapped in KindTimeout Errors.
@@ -288,53 +298,117 @@ var (
 	errStreamTotal = context.DeadlineExceeded
 )
 
-// streamBody is a stream's body under its timeouts. One timer (deadline)
-// bounds the wait for the first byte, then, re-armed, the whole stream;
-// another, armed while a read waits, bounds each silence (idle). Time the
-// gateway spends writing to a slow client is not counted as silence, and
-// any bytes end a wait (Anthropic's pings too), so a model that thinks
-// long behind keep-alives is not cut; an upstream that goes silent is
-// (issue 13). A read that fails because a timer cancelled the request
-// fails with a KindTimeout Error saying which.
+// The bounds that cut a stream (streamBody.cut).
+const (
+	cutFirstByte = 1 + iota
+	cutTotal
+	cutIdle
+)
+
+// streamBody is a stream's body under its timeouts: the first byte's,
+// then, once a byte has come, the whole stream's, and the idle one, which
+// bounds each read's wait. Time the gateway spends writing to a slow
+// client is not counted as silence, and any bytes end a wait (Anthropic's
+// pings too), so a model that thinks long behind keep-alives is not cut;
+// an upstream that goes silent is (issue 13). A read that fails because a
+// bound cut the request fails with a KindTimeout Error saying which.
+//
+// One timer serves all three. A read does not touch it: it notes when it
+// began to wait (waitFrom), and the timer, when it fires, finds whether a
+// bound has passed, and if none has, arms itself again for the earliest
+// that may. While the stream is open it fires no later than the idle
+// timeout after it was armed, so a read that starts waiting is never
+// left unwatched for longer. Moving a timer costs a lock and a change to
+// the runtime's timer heap, which a stream paid twice for each upstream
+// read (issue 18).
 type streamBody struct {
 	io.ReadCloser
-	name     string
-	idle     time.Duration
-	total    time.Duration // 0: no bound
-	start    time.Time
-	cancel   context.CancelCauseFunc
-	wait     WaitHook    // WithWaitHook's, told of each read; nil: none
-	reading  bool        // wait has been told that this body is read
-	eof      bool        // the body has ended: a read waits on nothing
-	deadline *time.Timer // nil without first byte or total bounds
-	quiet    *time.Timer // the idle timer, made at the first read
-	started  atomic.Bool // a byte of the body arrived
-	expired  atomic.Bool // deadline fired
-	silent   atomic.Bool // quiet fired
+	name      string
+	idle      time.Duration // 0: no bound
+	firstByte time.Duration // 0: no bound
+	total     time.Duration // 0: no bound
+	start     time.Time
+	cancel    context.CancelFunc
+	done      <-chan struct{} // the request's context's: closed when cancel is called
+	wait      WaitHook        // WithWaitHook's, told of each read; nil: none
+	reading   bool            // wait has been told that this body is read
+	eof       bool            // the body has ended: a read waits on nothing
+	timer     *time.Timer     // nil without bounds
+	// waitFrom is when the read under way began to wait, as the time
+	// since start plus one; 0 when no read waits.
+	waitFrom atomic.Int64
+	started  atomic.Bool  // a byte of the body arrived
+	closed   atomic.Bool  // the timer is stopped for good
+	cut      atomic.Int32 // the bound that cut the request (cutIdle, ...); 0: none
 }
 
-// expire ends the request when the deadline passes: the first byte's or
-// the total's, as started says.
-func (b *streamBody) expire() {
-	b.expired.Store(true)
-	b.cancel(context.DeadlineExceeded)
-}
-
-// timeout returns the Error of the timer that cut the stream.
-func (b *streamBody) timeout() error {
+// fire is the timer's: it cuts the request when a bound has passed, and
+// otherwise arms the timer again.
+func (b *streamBody) fire() {
+	if b.closed.Load() {
+		return
+	}
+	select {
+	case <-b.done: // the request is over: cut, or ended with cancel
+		return
+	default:
+	}
+	cut, next := b.due(time.Since(b.start))
 	switch {
-	case b.silent.Load():
+	case cut != 0:
+		b.cut.Store(cut)
+		b.cancel()
+	case next > 0:
+		b.timer.Reset(next)
+	}
+}
+
+// due returns the bound that has passed at now (the time since the
+// start), if any, and otherwise how long until one may, or 0 when none
+// is left to watch.
+func (b *streamBody) due(now time.Duration) (cut int32, next time.Duration) {
+	bound, cause := b.firstByte, int32(cutFirstByte)
+	if b.started.Load() {
+		bound, cause = b.total, cutTotal
+	}
+	if bound > 0 {
+		if now >= bound {
+			return cause, 0
+		}
+		next = bound - now
+	}
+	if b.idle > 0 {
+		// With no read waiting, a read may begin at any moment: look
+		// again an idle timeout from now.
+		left := b.idle
+		if w := b.waitFrom.Load(); w != 0 {
+			waited := now - time.Duration(w-1)
+			if waited >= b.idle {
+				return cutIdle, 0
+			}
+			left = b.idle - waited
+		}
+		if next == 0 || left < next {
+			next = left
+		}
+	}
+	return 0, next
+}
+
+// timeout returns the Error of the bound that cut the stream.
+func (b *streamBody) timeout() error {
+	switch b.cut.Load() {
+	case cutIdle:
 		return &Error{Provider: b.name, Kind: KindTimeout, Err: fmt.Errorf("%w: nothing for %v", ErrStreamIdle, b.idle)}
-	case b.started.Load():
+	case cutTotal:
 		return &Error{Provider: b.name, Kind: KindTimeout, Err: errStreamTotal}
 	}
 	return &Error{Provider: b.name, Kind: KindTimeout, Err: ErrFirstByteTimeout}
 }
 
-// Read reads the body: the first bytes re-arm the deadline for the whole
-// stream, and each read waits at most the idle timeout. The wait hook
-// runs first, outside the idle bound, but not once the body has ended
-// (draining a finished stream, say): then a read waits on nothing.
+// Read reads the body, each read waiting at most the idle timeout. The
+// wait hook runs first, outside the idle bound, but not once the body has
+// ended (draining a finished stream, say): then a read waits on nothing.
 func (b *streamBody) Read(p []byte) (int, error) {
 	if b.eof {
 		return 0, io.EOF
@@ -347,66 +421,39 @@ func (b *streamBody) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	if b.idle > 0 {
-		if b.quiet == nil {
-			b.quiet = time.AfterFunc(b.idle, func() {
-				b.silent.Store(true)
-				b.cancel(ErrStreamIdle)
-			})
-		} else {
-			b.quiet.Reset(b.idle)
-		}
+		b.waitFrom.Store(int64(time.Since(b.start)) + 1)
 	}
 	n, err := b.ReadCloser.Read(p)
+	if b.idle > 0 {
+		b.waitFrom.Store(0)
+	}
 	b.eof = err == io.EOF
-	if b.quiet != nil {
-		b.quiet.Stop()
-	}
 	if n > 0 && !b.started.Load() {
-		b.firstByte()
+		// The timer, when it fires next, holds the stream to the
+		// total's bound rather than the first byte's.
+		b.started.Store(true)
 	}
-	if err != nil && (b.expired.Load() || b.silent.Load()) {
+	if err != nil && b.cut.Load() != 0 {
 		err = b.timeout()
 	}
 	return n, err
 }
 
-// firstByte notes the body's first bytes: the deadline becomes the
-// total's, counted from the start.
-func (b *streamBody) firstByte() {
-	b.started.Store(true)
-	if b.deadline == nil || b.expired.Load() {
-		return
-	}
-	if b.total <= 0 {
-		b.deadline.Stop()
-		return
-	}
-	b.deadline.Reset(b.total - time.Since(b.start))
-}
-
-// stop stops the timers and ends the request.
+// stop stops the timer for good.
 func (b *streamBody) stop() {
-	if b.deadline != nil {
-		b.deadline.Stop()
+	b.closed.Store(true)
+	if b.timer != nil {
+		b.timer.Stop()
 	}
-	if b.quiet != nil {
-		b.quiet.Stop()
-	}
-	b.cancel(nil)
 }
 
-// Close stops the timers, tells the wait hook that the body is no longer
+// Close stops the timer, tells the wait hook that the body is no longer
 // read, and closes the body.
 func (b *streamBody) Close() error {
 	if b.reading {
 		b.reading = false
 		b.wait.Reading(false)
 	}
-	if b.deadline != nil {
-		b.deadline.Stop()
-	}
-	if b.quiet != nil {
-		b.quiet.Stop()
-	}
+	b.stop()
 	return b.ReadCloser.Close()
 }

@@ -26,16 +26,6 @@ type WaitHook interface {
 	Reading(on bool)
 }
 
-// Buffered is a Stream that tells whether its next chunk may come
-// without a read of the upstream, and so without a Wait first: from what
-// it has read already, or because it has ended, or failed, the end or
-// the error having come with the last read. A false answer is a promise
-// that Next reads (the writer may then do now what Wait would do before
-// that read); true may be a guess.
-type Buffered interface {
-	Buffered() bool
-}
-
 // WaitFunc is a WaitHook of a Wait alone; its Reading does nothing.
 type WaitFunc func() error
 

@@ -37,6 +37,15 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, limit uint16) {
 		got, err := checkedRead(t, readAll, in, int(limit))
+		// Await before each Next, the stream in reads of 7 bytes: lines
+		// split across reads, which Await waits for (issue 18).
+		aw, awErr := readEventsAwaiting(NewReader(chunkReader{bytes.NewReader(in), 7}, int(limit)), true)
+		if awErr != err {
+			t.Fatalf("with Await: error = %v, want %v", awErr, err)
+		}
+		if diff := cmp.Diff(got, aw); diff != "" {
+			t.Fatalf("with Await: events mismatch (-whole +awaited):\n%s", diff)
+		}
 		if err == nil {
 			if diff := cmp.Diff(refParse(string(in)), got); diff != "" {
 				t.Fatalf("events differ from the reference parser (-ref +got):\n%s", diff)

@@ -207,38 +207,56 @@ func (r *Reader) Next() (Event, error) {
 	}
 }
 
-// Buffered reports whether Next may return without reading the stream:
-// a line read and not yet returned waits in the reader, a read error is
-// held back (the stream may end or fail in the read that brought its last
-// event), or the reader has failed or ended. When it reports false, Next
-// reads: what the reader holds, if anything, is the start of a line.
-func (r *Reader) Buffered() bool {
-	if r.br == nil || r.err != nil || r.lineErr != nil || len(r.src.rest) > 0 ||
-		r.src.err != nil {
-		return true
-	}
-	held, _ := r.br.Peek(r.br.Buffered())
-	return bytes.IndexByte(held, '\n') >= 0 || bytes.IndexByte(held, '\r') >= 0
-}
-
-// Await waits for the stream's next bytes when none are buffered, unless
-// the reader has failed or ended; Next then starts on what it read, and
-// reads on if that is only part of an event, or returns the read's
-// error. With bytes buffered (the start of an event, say), it returns at
-// once and Next reads on. A caller that waits for each event through
-// Await idles in a frame of its own, shallower than Next's: a goroutine
-// parked on a stream keeps the stack its frames hold at that moment, and
-// the runtime halves a stack only when less than a quarter of it is in
-// use (issue 18).
+// Await waits for the stream's next bytes when Next would: when no whole
+// line is buffered, unless the reader has failed or ended. Next then
+// starts on what it read, and reads on if that is only part of an event,
+// or returns the read's error. With a line buffered (the start of an
+// event, say), it returns at once and Next reads on if it must; so it
+// does when the buffer is full of one line's start, which Next grows. A
+// caller that waits for each event through Await idles in a frame of its
+// own, shallower than Next's: a goroutine parked on a stream keeps the
+// stack its frames hold at that moment, and the runtime halves a stack
+// only when less than a quarter of it is in use (issue 18).
 func (r *Reader) Await() {
-	if r.br == nil || r.br.Buffered() > 0 {
+	if r.br == nil || r.lineErr != nil || r.src.err != nil || len(r.src.rest) > 0 {
 		return
+	}
+	n := r.br.Buffered()
+	if n == r.br.Size() || n > 0 && r.lineHeld(n) {
+		return
+	}
+	if r.src.full && r.br.Size() < bigBufSize {
+		// As readLine would: the stream has more than the small buffer
+		// takes, and the big one reads first the n bytes the small one
+		// holds, then the stream.
+		r.grow()
 	}
 	// The stream's error stays with source, for Next; one of bufio's own
 	// (io.ErrNoProgress), which Peek returns once, is kept there too.
-	if _, err := r.br.Peek(1); err != nil && r.src.err == nil {
+	if _, err := r.br.Peek(n + 1); err != nil && r.src.err == nil {
 		r.src.err = err
 	}
+}
+
+// lineHeld reports whether the n bytes buffered hold the end of a line.
+// A read usually brings whole events, so the last byte is looked at
+// first. Else the "\n" it finds is noted in lfFree, where the search of
+// the line's end in readLine then starts: Await's look is not a second
+// scan of the line (issue 18). A "\r", which upstreams seldom send, is
+// looked for only when no "\n" is held.
+func (r *Reader) lineHeld(n int) bool {
+	held, _ := r.br.Peek(n) // no I/O: never fails
+	if c := held[n-1]; c == '\n' || c == '\r' {
+		return true
+	}
+	if r.lfFree < n {
+		if i := bytes.IndexByte(held[r.lfFree:], '\n'); i >= 0 {
+			r.lfFree += i
+			return true
+		}
+		r.lfFree = n
+	}
+	return bytes.IndexByte(held, '\r') >= 0
 }
 
 func (r *Reader) pending() bool { return r.has || r.name != "" }

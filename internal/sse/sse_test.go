@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -26,9 +27,16 @@ func readAll(rd io.Reader, max int) ([]ev, error) {
 	return readEvents(NewReader(rd, max))
 }
 
-func readEvents(r *Reader) ([]ev, error) {
+func readEvents(r *Reader) ([]ev, error) { return readEventsAwaiting(r, false) }
+
+// readEventsAwaiting is readEvents, calling Await before each Next when
+// await.
+func readEventsAwaiting(r *Reader, await bool) ([]ev, error) {
 	var got []ev
 	for {
+		if await {
+			r.Await()
+		}
 		e, err := r.Next()
 		if err == io.EOF {
 			return got, nil
@@ -449,18 +457,26 @@ func TestReaderBufferGrows(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name string
-		src  io.Reader
-		size int // of the buffer after the first events
+		name  string
+		src   func() io.Reader
+		await bool // Await before each Next
+		size  int  // of the buffer after the first events
 	}{
-		{"an event per read", (*perRead)(&parts), bufSize},
-		{"reads that fill the buffer", bytes.NewReader(stream), bigBufSize},
+		{"an event per read", func() io.Reader { p := slices.Clone(parts); return (*perRead)(&p) }, false, bufSize},
+		{"reads that fill the buffer", func() io.Reader { return bytes.NewReader(stream) }, false, bigBufSize},
+		// Issue 18: Await, which reads for Next, grows the buffer as
+		// Next would.
+		{"an event per read, through Await", func() io.Reader { p := slices.Clone(parts); return (*perRead)(&p) }, true, bufSize},
+		{"reads that fill the buffer, through Await", func() io.Reader { return bytes.NewReader(stream) }, true, bigBufSize},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewReader(tt.src, 0)
+			r := NewReader(tt.src(), 0)
 			var got []ev
 			for range 10 {
+				if tt.await {
+					r.Await()
+				}
 				e, err := r.Next()
 				if err != nil {
 					t.Fatal(err)
@@ -470,7 +486,7 @@ func TestReaderBufferGrows(t *testing.T) {
 			if size := r.br.Size(); size != tt.size {
 				t.Errorf("read buffer of %d bytes after 10 events, want %d", size, tt.size)
 			}
-			rest, err := readEvents(r)
+			rest, err := readEventsAwaiting(r, tt.await)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,20 +536,23 @@ func (c *countingReads) Read(b []byte) (int, error) {
 	return c.perRead.Read(b)
 }
 
-// Buffered reports false only when the next Next reads: nothing, or only
-// the start of a line, is held. The writer relies on it to flush what
-// the next read's wait would (issue 18).
-func TestReaderBuffered(t *testing.T) {
+// Await reads when no whole line is held, so that Next then reads only
+// to finish an event whose line came whole: a read that brought an event
+// and the start of the next leaves the wait for the rest to Await, not
+// Next (issue 18: a wait in Next is deep, and the writer's first flush in
+// it runs on a goroutine of its own). For each Next, which of Await ("A")
+// and Next ("N") read the stream.
+func TestAwaitReadsWithoutLine(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		reads []string
-		want  []bool // Buffered after each event
+		want  []string
 	}{
-		{"an event a read", []string{"data: 1\n\n", "data: 2\n\n"}, []bool{false, false}},
-		{"two events in a read", []string{"data: 1\n\ndata: 2\n\n", "data: 3\n\n"}, []bool{true, false, false}},
-		{"an event and the start of one", []string{"data: 1\n\ndata: ", "2\n\n"}, []bool{false, false}},
-		{"an event and a line of one", []string{"data: 1\n\ndata: 2\n", "\n"}, []bool{true, false}},
-		{"CR line ends", []string{"data: 1\r\rdata: 2\r", "\r"}, []bool{true, false}},
+		{"an event a read", []string{"data: 1\n\n", "data: 2\n\n"}, []string{"A", "A", "A"}},
+		{"two events in a read", []string{"data: 1\n\ndata: 2\n\n", "data: 3\n\n"}, []string{"A", "", "A", "A"}},
+		{"an event and the start of one", []string{"data: 1\n\ndata: ", "2\n\n"}, []string{"A", "A", "A"}},
+		{"an event and a line of one", []string{"data: 1\n\ndata: 2\n", "\n"}, []string{"A", "N", "A"}},
+		{"CR line ends", []string{"data: 1\r\rdata: 2\r", "\r"}, []string{"A", "N", "A"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			src := &countingReads{}
@@ -542,32 +561,34 @@ func TestReaderBuffered(t *testing.T) {
 			}
 			rd := NewReader(src, 0)
 			defer rd.Close()
-			var got []bool
+			var got []string
 			for {
 				reads := src.n
-				buffered := rd.Buffered()
+				rd.Await()
+				awaited := src.n
 				_, err := rd.Next()
-				if !buffered && src.n == reads && err == nil {
-					t.Errorf("after %v: Buffered false, but Next read nothing", got)
+				switch {
+				case awaited > reads:
+					got = append(got, "A")
+				case src.n > awaited:
+					got = append(got, "N")
+				default:
+					got = append(got, "")
 				}
 				if err != nil {
 					break
 				}
-				got = append(got, rd.Buffered())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Buffered after each event mismatch (-want +got):\n%s", diff)
-			}
-			if !rd.Buffered() {
-				t.Error("Buffered false after the end")
+				t.Errorf("reads mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// Buffered reports true when the stream gave its last event together with
+// Await does not read when the stream gave its last event together with
 // its end: Next then returns io.EOF, or the error, without reading.
-func TestReaderBufferedDataWithEnd(t *testing.T) {
+func TestAwaitDataWithEnd(t *testing.T) {
 	boom := errors.New("boom")
 	for _, end := range []error{io.EOF, boom} {
 		t.Run(end.Error(), func(t *testing.T) {
@@ -577,15 +598,13 @@ func TestReaderBufferedDataWithEnd(t *testing.T) {
 			if _, err := rd.Next(); err != nil {
 				t.Fatalf("Next: %v", err)
 			}
-			if !rd.Buffered() {
-				t.Error("Buffered false after the data that came with the end")
-			}
 			reads := src.reads
+			rd.Await()
 			if _, err := rd.Next(); err != end {
 				t.Errorf("Next: %v, want %v", err, end)
 			}
 			if src.reads != reads {
-				t.Errorf("Next read the stream %d times, want none", src.reads-reads)
+				t.Errorf("Await and Next read the stream %d times, want none", src.reads-reads)
 			}
 		})
 	}

@@ -42,6 +42,8 @@ func (c *Client) ChatStream(ctx context.Context, r *provider.Request) (provider.
 	return newStream(ctx, cancel, resp.Body, tr), nil
 }
 
+var _ provider.Awaiter = (*stream)(nil)
+
 // stream adapts an upstream event stream to provider.Stream, translating
 // each event as it arrives.
 type stream struct {
@@ -89,6 +91,14 @@ func (s *stream) read() error {
 		return provider.FromTransport(s.ctx, s.tr.name, err)
 	}
 	return s.tr.event(ev.Event, ev.Data)
+}
+
+// Await waits for the upstream's next bytes when Next would, no chunk
+// being ready (provider.Awaiter).
+func (s *stream) Await() {
+	if s.next >= len(s.tr.out) && s.err == nil && !s.tr.stopped {
+		s.rd.Await()
+	}
 }
 
 func (s *stream) Usage() provider.Usage { return s.tr.usageSoFar() }

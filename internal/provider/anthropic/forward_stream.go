@@ -30,6 +30,8 @@ func (c *Client) ForwardStream(ctx context.Context, r *provider.Request) (provid
 		name: c.opt.Name, r: r}, nil
 }
 
+var _ provider.Awaiter = (*relay)(nil)
+
 // relay passes an upstream Messages stream on event by event, reading
 // the usage as it goes.
 type relay struct {
@@ -67,6 +69,14 @@ func (s *relay) Next() ([]byte, error) {
 		}
 	}
 	return nil, s.err
+}
+
+// Await waits for the upstream's next bytes when Next would
+// (provider.Awaiter).
+func (s *relay) Await() {
+	if s.err == nil && !s.stopped {
+		s.rd.Await()
+	}
 }
 
 // event reads one event's usage and returns its data for the client.

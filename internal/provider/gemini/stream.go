@@ -13,6 +13,8 @@ import (
 	"github.com/switchyard-gw/switchyard/internal/tokens"
 )
 
+var _ provider.Awaiter = (*stream)(nil)
+
 // stream adapts a :streamGenerateContent?alt=sse body to provider.Stream:
 // each Gemini event becomes OpenAI chunks as it arrives.
 type stream struct {
@@ -63,6 +65,14 @@ func (s *stream) Next() ([]byte, error) {
 	c := s.queue[0]
 	s.queue = s.queue[1:]
 	return c, nil
+}
+
+// Await waits for the upstream's next bytes when Next would, no chunk
+// being ready (provider.Awaiter).
+func (s *stream) Await() {
+	if len(s.queue) == 0 && s.err == nil && !s.done {
+		s.rd.Await()
+	}
 }
 
 // read handles one upstream event, or the end of the body.

@@ -28,13 +28,14 @@ func (c *Client) Chat(ctx context.Context, r *provider.Request) (*provider.Respo
 	if err != nil {
 		return nil, err
 	}
-	if !gjson.ValidBytes(b) {
+	us, err := answerUsage(r, b)
+	if err != nil {
 		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
 	if translated {
 		b = toolCallsToFunctionCall(b)
 	}
-	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
+	return &provider.Response{Body: clientModel(r, b), Usage: us, Header: h}, nil
 }
 
 // chatBody prepares the upstream body: the upstream model, the reasoning
@@ -106,10 +107,7 @@ func (c *Client) stream(ctx context.Context, r *provider.Request, path string, b
 	}, nil
 }
 
-var (
-	_ provider.Buffered = (*stream)(nil)
-	_ provider.Awaiter  = (*stream)(nil)
-)
+var _ provider.Awaiter = (*stream)(nil)
 
 // stream adapts an upstream SSE body to provider.Stream.
 type stream struct {
@@ -286,10 +284,6 @@ func (s *stream) finish() ([]byte, error) {
 	}
 	return nil, io.EOF
 }
-
-// Buffered reports whether Next may return without reading the upstream
-// (provider.Buffered): the stream has ended, or events it read wait.
-func (s *stream) Buffered() bool { return s.done || s.rd.Buffered() }
 
 // Usage returns the usage so far. Before the stream has finished (a
 // client that went away) it is the gateway's count of what was sent,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/switchyard-gw/switchyard/internal/provider"
 )
 
@@ -20,10 +18,11 @@ func (c *Client) Complete(ctx context.Context, r *provider.Request) (*provider.R
 	if err != nil {
 		return nil, err
 	}
-	if !gjson.ValidBytes(b) {
+	us, err := answerUsage(r, b)
+	if err != nil {
 		return nil, provider.Unreadable(c.opt.Name, errors.New("invalid JSON"))
 	}
-	return &provider.Response{Body: clientModel(r, b), Usage: usageOrEstimate(r, b), Header: h}, nil
+	return &provider.Response{Body: clientModel(r, b), Usage: us, Header: h}, nil
 }
 
 // CompleteStream streams a legacy completion.

@@ -54,12 +54,31 @@ func answerText(b []byte) *tokens.Text {
 	return t
 }
 
-// usageOrEstimate returns the answer's usage, counted when absent.
-func usageOrEstimate(r *provider.Request, b []byte) provider.Usage {
-	if u := gjson.Get(jsonscan.View(b), "usage"); u.IsObject() { // read in place: only numbers are kept
-		return usageOf(u)
+// answerUsage checks a whole answer and returns its usage, counted when
+// absent, in one pass: the check finds the usage object (the first, as
+// gjson.Get would) as it goes. It took a check of the answer, then a
+// second walk of it to its usage, which OpenAI puts last (issue 18).
+func answerUsage(r *provider.Request, b []byte) (provider.Usage, error) {
+	var usage string
+	rd := jsonscan.NewReader(jsonscan.View(b)) // read in place: only numbers are kept
+	err := rd.Object(func(key string) error {
+		if key != "usage" || usage != "" {
+			return nil // skipped, and checked, by the reader
+		}
+		var err error
+		usage, err = rd.Skip()
+		return err
+	})
+	if err == nil {
+		err = rd.End()
 	}
-	return estimate(r, answerText(b))
+	if err != nil {
+		return provider.Usage{}, err
+	}
+	if isObject(usage) {
+		return usageOf(gjson.Parse(usage)), nil
+	}
+	return estimate(r, answerText(b)), nil
 }
 
 // estimateInput counts an embeddings request's input, for upstreams that

@@ -29,6 +29,8 @@ func (c *Client) ForwardStream(ctx context.Context, r *provider.Request) (provid
 	return &relay{resp: resp, cancel: cancel, rd: sse.NewReader(resp.Body, 0), name: c.opt.Name, r: r}, nil
 }
 
+var _ provider.Awaiter = (*relay)(nil)
+
 // relay passes an upstream Responses stream on event by event, taking
 // the usage from its terminal event.
 type relay struct {
@@ -66,6 +68,14 @@ func (s *relay) Next() ([]byte, error) {
 		}
 	}
 	return nil, s.err
+}
+
+// Await waits for the upstream's next bytes when Next would
+// (provider.Awaiter).
+func (s *relay) Await() {
+	if s.err == nil && !s.done {
+		s.rd.Await()
+	}
 }
 
 // event reads one event and returns its data for the client.
