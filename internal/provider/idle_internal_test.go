@@ -87,3 +87,32 @@ func lively(from, until, every, wait time.Duration) []waitSpan {
 	}
 	return s
 }
+
+// fire neither cuts nor re-arms once the body is closed or its request
+// is over: a stopped timer stays stopped, and a finished request keeps
+// the cause it ended with.
+func TestStreamBodyFireAfterEnd(t *testing.T) {
+	for _, end := range []string{"closed", "request over"} {
+		t.Run(end, func(t *testing.T) {
+			done := make(chan struct{})
+			cancelled := false
+			b := &streamBody{idle: time.Millisecond, start: time.Now().Add(-time.Hour), done: done,
+				cancel: func() { cancelled = true }}
+			b.timer = time.AfterFunc(time.Hour, func() {})
+			b.timer.Stop()
+			if end == "closed" {
+				b.stop()
+			} else {
+				close(done)
+			}
+			b.waitFrom.Store(1) // a read has waited an hour: due to be cut
+			b.fire()
+			if b.cut.Load() != 0 || cancelled {
+				t.Errorf("fire cut a body after its end (cut %d, cancelled %v)", b.cut.Load(), cancelled)
+			}
+			if b.timer.Stop() {
+				t.Error("fire armed the timer again after the body's end")
+			}
+		})
+	}
+}

@@ -360,6 +360,11 @@ func (b *streamBody) fire() {
 		b.cancel()
 	case next > 0:
 		b.timer.Reset(next)
+		// A Close between the check above and Reset found the timer
+		// firing, so its Stop did nothing: stop it here instead.
+		if b.closed.Load() {
+			b.timer.Stop()
+		}
 	}
 }
 

@@ -58,6 +58,11 @@ func answerText(b []byte) *tokens.Text {
 // absent, in one pass: the check finds the usage object (the first, as
 // gjson.Get would) as it goes. It took a check of the answer, then a
 // second walk of it to its usage, which OpenAI puts last (issue 18).
+// One difference from gjson's check: an answer nested deeper than
+// jsonscan.MaxDepth is invalid here, where gjson had no limit. The
+// estimate, when there is no usage, is of the answer as the upstream
+// sent it, before a legacy functions request's translation keeps only
+// its first call: the upstream generated, and bills, them all.
 func answerUsage(r *provider.Request, b []byte) (provider.Usage, error) {
 	var usage string
 	rd := jsonscan.NewReader(jsonscan.View(b)) // read in place: only numbers are kept
