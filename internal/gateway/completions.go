@@ -224,6 +224,19 @@ func (s *textStream) Next() ([]byte, error) {
 	return nil, io.EOF
 }
 
+// Await waits on the prompt's chat stream that Next reads, so that the
+// relay's wait for the upstream is in Await for these streams too (issue
+// 18). With no stream open, Next opens the next prompt's, or ends, and
+// there is nothing to wait on here.
+func (s *textStream) Await() {
+	if s.done || s.cur == nil {
+		return
+	}
+	if aw, ok := s.cur.(provider.Awaiter); ok {
+		aw.Await()
+	}
+}
+
 // convert turns one chat chunk into a text_completion chunk; role-only
 // chunks have nothing to say and are dropped.
 func (s *textStream) convert(chunk []byte) ([]byte, bool) {
