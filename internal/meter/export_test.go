@@ -1,5 +1,7 @@
 package meter
 
+import "os"
+
 // Abandon closes the journal's files without deleting them, as a process
 // killed with SIGKILL would leave them.
 func (m *Meter) Abandon() {
@@ -31,4 +33,27 @@ func (m *Meter) SegmentSyncs() []int64 {
 		n = append(n, s.syncs)
 	}
 	return append(n, m.j.cur.syncs)
+}
+
+// DirSyncs returns how many times the journal's directory was synced.
+func (m *Meter) DirSyncs() int64 {
+	m.j.mu.Lock()
+	defer m.j.mu.Unlock()
+	return m.j.dirSyncs
+}
+
+// SetSyncFile replaces the fsync of the journal's files and directory.
+// Call it before the meter runs.
+func (m *Meter) SetSyncFile(sync func(*os.File) error) { m.j.syncFile = sync }
+
+// SegmentReplays returns whether each segment of the journal is marked
+// to be read back, the oldest first and the current one last.
+func (m *Meter) SegmentReplays() []bool {
+	m.j.mu.Lock()
+	defer m.j.mu.Unlock()
+	var r []bool
+	for _, s := range m.j.sealed {
+		r = append(r, s.replay)
+	}
+	return append(r, m.j.cur.replay)
 }

@@ -29,7 +29,13 @@ import (
 // A segment is deleted once every record in it is in the database. When
 // a record could not be kept in memory (full queue, database down past the
 // memory bound) its segment is marked for replay: it is read back and
-// written again, which is harmless because writes are idempotent.
+// written again, which is harmless because writes are idempotent. So is a
+// segment whose write or fsync failed: some of its lines may be torn, or
+// missing from the disk (see journal.sync).
+//
+// The writer's tick syncs the lines written since the last tick, and the
+// directory when a segment was created since: a synced segment whose
+// directory entry was not is lost to a power loss all the same.
 //
 // A stream also journals progress lines while it runs: its record as it
 // would be if the stream ended there, with "open":true, when its first
@@ -106,6 +112,17 @@ type journal struct {
 	// one that removes and closes segments, but sync does not count on it.
 	synced uint64
 	syncs  int64
+
+	// dirty is set when a segment file was created since the directory
+	// was last synced: until the directory is, its entry may be lost to a
+	// power loss, and with it the segment's synced lines. Guarded by mu;
+	// dirSyncs counts the directory's fsyncs.
+	dirty    bool
+	dirSyncs int64
+
+	// syncFile fsyncs a segment's file or the directory; tests replace it
+	// to make fsyncs fail.
+	syncFile func(*os.File) error
 }
 
 // failure is a group whose write failed: lines from to to.
@@ -119,13 +136,13 @@ func openJournal(dir string, maxBytes int64) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("usage journal: %w", err)
 	}
-	j := &journal{dir: dir, maxBytes: maxBytes, open: map[string]*segment{}}
+	j := &journal{dir: dir, maxBytes: maxBytes, open: map[string]*segment{}, syncFile: (*os.File).Sync}
 	j.wrote = sync.NewCond(&j.mu)
 	seg, err := j.newSegment()
 	if err != nil {
 		return nil, err
 	}
-	j.cur = seg
+	j.cur, j.dirty = seg, true
 	return j, nil
 }
 
@@ -270,13 +287,16 @@ func (j *journal) errorOf(line uint64) error {
 const maxSpare = 256 << 10
 
 // rotateLocked seals the current segment and starts a new one. The
-// sealed segment's lines since the last sync are synced by the next one.
+// sealed segment's lines since the last sync are synced by the next one,
+// and so is the directory, for the new file's entry: not here, where a
+// request waits.
 func (j *journal) rotateLocked() error {
 	seg, err := j.newSegment()
 	if err != nil {
 		return err
 	}
 	seg.last = j.appended
+	j.dirty = true // the next sync makes the file's entry durable
 	j.cur.sealed = true
 	j.sealed = append(j.sealed, j.cur)
 	j.cur = seg
@@ -370,11 +390,20 @@ func (j *journal) backlog() (records, bytes int64) {
 }
 
 // sync flushes to stable storage every line written so far: those of
-// the current segment and of the segments sealed since the last sync. It
+// the current segment and of the segments sealed since the last sync,
+// and the directory's entries for the segments created since then. It
 // makes no fsync when no line was written since the last sync: an idle
 // gateway's ticks would otherwise cost an fsync each, ten a second, for
-// nothing. mu is not held across an fsync, so appends do not wait for
-// the disk.
+// nothing (a new segment's entry matters once it holds a line). mu is
+// not held across an fsync, so appends do not wait for the disk.
+//
+// A failed fsync marks its segment for replay. On Linux the kernel may
+// drop the dirty pages of a file whose writeback failed and report the
+// failure once: the next fsync succeeds and synced moves past lines that
+// are not on the disk. Reading the segment back writes to the database
+// every record the file still holds, and the segment is deleted only
+// then; the records of the lost lines that are in memory are written
+// from there, as every record is.
 func (j *journal) sync() error {
 	j.mu.Lock()
 	upTo := j.flushed
@@ -390,11 +419,26 @@ func (j *journal) sync() error {
 		s.syncs++
 	}
 	j.syncs += int64(len(files))
+	dir := j.dirty
+	if dir {
+		j.dirty = false
+		j.dirSyncs++
+	}
 	j.mu.Unlock()
 	var err error
 	for _, s := range files {
-		if serr := s.f.Sync(); serr != nil && err == nil && !j.closed(s) {
+		if serr := j.syncFile(s.f); serr != nil && j.failed(s) && err == nil {
 			err = fmt.Errorf("usage journal: %w", serr)
+		}
+	}
+	if dir {
+		if derr := syncDir(j.dir, j.syncFile); derr != nil {
+			j.mu.Lock()
+			j.dirty = true // try again on the next sync
+			j.mu.Unlock()
+			if err == nil {
+				err = fmt.Errorf("usage journal: sync directory: %w", derr)
+			}
 		}
 	}
 	if err != nil {
@@ -406,15 +450,20 @@ func (j *journal) sync() error {
 	return nil
 }
 
-// closed reports whether s's file was closed. The fsync of a segment
-// closed meanwhile fails, and is no failure of the journal: a segment is
-// closed once its records are all in the database (remove), or when the
-// journal closes. Such an fsync never reaches a file that took the
-// descriptor over: os.File releases it only once the fsync is done.
-func (j *journal) closed(s *segment) bool {
+// failed notes that the fsync of s failed, marking it for replay, and
+// reports whether that is a failure of the journal. The fsync of a
+// segment closed meanwhile fails, and is none: a segment is closed once
+// its records are all in the database (remove), or when the journal
+// closes. Such an fsync never reaches a file that took the descriptor
+// over: os.File releases it only once the fsync is done.
+func (j *journal) failed(s *segment) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return s.closed
+	if s.closed {
+		return false
+	}
+	s.replay = true
+	return true
 }
 
 func (s *segment) remove() {

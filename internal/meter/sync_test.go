@@ -1,6 +1,8 @@
 package meter_test
 
 import (
+	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -15,7 +17,10 @@ import (
 // last lines hold, which the meter had taken. A tick with no line written
 // since the last sync makes no fsync, so that an idle gateway makes none
 // (it made ten a second), and a segment whose lines were all synced is
-// not synced again.
+// not synced again. The tick after a segment was created syncs the
+// directory once too, or a power loss could take the file's entry and the
+// synced lines with it; the segment is created on the request path, which
+// must not wait for that fsync.
 func TestSyncCoversLinesWritten(t *testing.T) {
 	rec := func(ids ...int) func(*meter.Meter) {
 		return func(m *meter.Meter) {
@@ -28,6 +33,7 @@ func TestSyncCoversLinesWritten(t *testing.T) {
 		name  string
 		write func(*meter.Meter)
 		want  []int64 // fsyncs of each segment, the oldest first
+		dirs  int64   // fsyncs of the directory so far
 	}
 	for _, tc := range []struct {
 		name         string
@@ -35,22 +41,22 @@ func TestSyncCoversLinesWritten(t *testing.T) {
 		steps        []step
 	}{
 		{"one segment", 0, []step{
-			{"nothing written", nil, []int64{0}},
-			{"a record", rec(1), []int64{1}},
-			{"idle", nil, []int64{1}},
-			{"idle again", nil, []int64{1}},
-			{"a progress line", func(m *meter.Meter) { m.Progress(progress(2, 1)) }, []int64{2}},
-			{"two records", rec(3, 4), []int64{3}},
-			{"idle after", nil, []int64{3}},
+			{"nothing written", nil, []int64{0}, 0},
+			{"a record", rec(1), []int64{1}, 1},
+			{"idle", nil, []int64{1}, 1},
+			{"idle again", nil, []int64{1}, 1},
+			{"a progress line", func(m *meter.Meter) { m.Progress(progress(2, 1)) }, []int64{2}, 1},
+			{"two records", rec(3, 4), []int64{3}, 1},
+			{"idle after", nil, []int64{3}, 1},
 		}},
 		// One byte a segment: every record after the first starts a new one.
 		{"a segment a record", 1, []step{
-			{"a record", rec(1), []int64{1}},
-			{"idle", nil, []int64{1}},
-			{"a record in a new segment", rec(2), []int64{1, 1}},
-			{"two rotations between ticks", rec(3, 4), []int64{1, 1, 1, 1}},
-			{"idle after", nil, []int64{1, 1, 1, 1}},
-			{"a progress line", func(m *meter.Meter) { m.Progress(progress(5, 1)) }, []int64{1, 1, 1, 1, 1}},
+			{"a record", rec(1), []int64{1}, 1},
+			{"idle", nil, []int64{1}, 1},
+			{"a record in a new segment", rec(2), []int64{1, 1}, 2},
+			{"two rotations between ticks", rec(3, 4), []int64{1, 1, 1, 1}, 3},
+			{"idle after", nil, []int64{1, 1, 1, 1}, 3},
+			{"a progress line", func(m *meter.Meter) { m.Progress(progress(5, 1)) }, []int64{1, 1, 1, 1, 1}, 4},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,6 +82,9 @@ func TestSyncCoversLinesWritten(t *testing.T) {
 				}
 				if got := m.Syncs(); got != total {
 					t.Errorf("%s: %d fsyncs in all, want %d", st.name, got, total)
+				}
+				if got := m.DirSyncs(); got != st.dirs {
+					t.Errorf("%s: %d fsyncs of the directory, want %d", st.name, got, st.dirs)
 				}
 			}
 		})
@@ -122,5 +131,88 @@ func TestSyncOfClosedSegmentIsNoFailure(t *testing.T) {
 	m.Abandon()
 	if err := m.SyncJournal(); err != nil {
 		t.Errorf("sync of closed segments: %v", err)
+	}
+}
+
+// On Linux a failed fsync may drop the file's dirty pages, and the next
+// fsync then succeeds: lines the tick meant to sync may be lost while the
+// journal counts them synced. A failed fsync is reported and marks the
+// segment for replay, so that its records are read back from the file
+// and written again; the segments whose fsync succeeded are not marked.
+func TestFailedSyncMarksSegmentForReplay(t *testing.T) {
+	dir := t.TempDir()
+	s := newSink()
+	m, err := meter.New(s, meter.Options{Dir: dir, SegmentBytes: 1, FlushInterval: time.Hour, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Record(record(1))
+	m.Record(record(2)) // in a second segment
+	bad := journalFiles(t, dir)[0]
+	fault := errors.New("input/output error")
+	m.SetSyncFile(func(f *os.File) error {
+		if f.Name() == bad {
+			return fault
+		}
+		return f.Sync()
+	})
+	if err := m.SyncJournal(); !errors.Is(err, fault) {
+		t.Fatalf("sync with a failing fsync: %v, want %v", err, fault)
+	}
+	if diff := cmp.Diff([]bool{true, false}, m.SegmentReplays()); diff != "" {
+		t.Errorf("segments marked for replay (-want +got):\n%s", diff)
+	}
+
+	// The writer reads the segment back: its record is written twice,
+	// from memory and from the file, and the file is then deleted.
+	m.SetSyncFile((*os.File).Sync)
+	stop := start(m)
+	stop()
+	if got := m.Stats().Written; got != 2 {
+		t.Errorf("%d rows written, want 2", got)
+	}
+	s.mu.Lock()
+	writes := s.writes
+	s.mu.Unlock()
+	if writes < 2 {
+		t.Errorf("%d writes to the database, want the records' and the replay's", writes)
+	}
+	if files := journalFiles(t, dir); len(files) != 0 {
+		t.Errorf("journal files left after a clean stop: %v", files)
+	}
+}
+
+// A failed fsync of the directory is reported, and the next tick syncs
+// it again, with the lines it could not count as synced.
+func TestFailedDirectorySyncIsRetried(t *testing.T) {
+	dir := t.TempDir()
+	m, err := meter.New(newSink(), meter.Options{Dir: dir, FlushInterval: time.Hour, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Abandon()
+	m.Record(record(1))
+	fault := errors.New("input/output error")
+	m.SetSyncFile(func(f *os.File) error {
+		if f.Name() == dir {
+			return fault
+		}
+		return f.Sync()
+	})
+	if err := m.SyncJournal(); !errors.Is(err, fault) {
+		t.Fatalf("sync with a failing fsync of the directory: %v, want %v", err, fault)
+	}
+	m.SetSyncFile((*os.File).Sync)
+	if err := m.SyncJournal(); err != nil {
+		t.Fatalf("sync after the failure: %v", err)
+	}
+	if got := m.DirSyncs(); got != 2 {
+		t.Errorf("%d fsyncs of the directory, want 2: the failed one and its retry", got)
+	}
+	if diff := cmp.Diff([]int64{2}, m.SegmentSyncs()); diff != "" {
+		t.Errorf("fsyncs per segment (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]bool{false}, m.SegmentReplays()); diff != "" {
+		t.Errorf("segments marked for replay (-want +got):\n%s", diff)
 	}
 }
