@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -117,8 +118,10 @@ type journal struct {
 	// was last synced: until the directory is, its entry may be lost to a
 	// power loss, and with it the segment's synced lines. Guarded by mu;
 	// dirSyncs counts the directory's fsyncs.
-	dirty    bool
-	dirSyncs int64
+	dirty     bool
+	dirRetry  bool // the directory's last fsync failed: the next sync retries it
+	noDirSync bool // the file system refuses an fsync of a directory
+	dirSyncs  int64
 
 	// syncFile fsyncs a segment's file or the directory; tests replace it
 	// to make fsyncs fail.
@@ -407,21 +410,24 @@ func (j *journal) backlog() (records, bytes int64) {
 func (j *journal) sync() error {
 	j.mu.Lock()
 	upTo := j.flushed
-	if upTo == j.synced {
+	if upTo == j.synced && !j.dirRetry {
 		j.mu.Unlock()
 		return nil
 	}
-	files := []*segment{j.cur}
-	for i := len(j.sealed) - 1; i >= 0 && j.sealed[i].last > j.synced; i-- {
-		files = append(files, j.sealed[i])
+	var files []*segment
+	if upTo != j.synced {
+		files = append(files, j.cur)
+		for i := len(j.sealed) - 1; i >= 0 && j.sealed[i].last > j.synced; i-- {
+			files = append(files, j.sealed[i])
+		}
 	}
 	for _, s := range files {
 		s.syncs++
 	}
 	j.syncs += int64(len(files))
-	dir := j.dirty
+	dir := (j.dirty || j.dirRetry) && !j.noDirSync
 	if dir {
-		j.dirty = false
+		j.dirty, j.dirRetry = false, false
 		j.dirSyncs++
 	}
 	j.mu.Unlock()
@@ -431,23 +437,30 @@ func (j *journal) sync() error {
 			err = fmt.Errorf("usage journal: %w", serr)
 		}
 	}
+	if err == nil {
+		// The files' lines are on the disk: the directory's fsync, which
+		// decides only whether their entries are, does not hold them back.
+		j.mu.Lock()
+		j.synced = max(j.synced, upTo)
+		j.mu.Unlock()
+	}
 	if dir {
 		if derr := syncDir(j.dir, j.syncFile); derr != nil {
 			j.mu.Lock()
-			j.dirty = true // try again on the next sync
+			// Some file systems refuse an fsync of a directory, always: it
+			// is not tried again there, rather than ten times a second.
+			unsupported := errors.Is(derr, syscall.EINVAL) || errors.Is(derr, errors.ErrUnsupported)
+			j.noDirSync = unsupported
+			j.dirRetry = !unsupported // else try again on the next sync
 			j.mu.Unlock()
-			if err == nil {
+			if err == nil && unsupported {
+				err = fmt.Errorf("usage journal: this file system cannot sync the journal's directory; not tried again: %w", derr)
+			} else if err == nil {
 				err = fmt.Errorf("usage journal: sync directory: %w", derr)
 			}
 		}
 	}
-	if err != nil {
-		return err
-	}
-	j.mu.Lock()
-	j.synced = max(j.synced, upTo)
-	j.mu.Unlock()
-	return nil
+	return err
 }
 
 // failed notes that the fsync of s failed, marking it for replay, and

@@ -3,6 +3,7 @@ package meter_test
 import (
 	"errors"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,10 +210,47 @@ func TestFailedDirectorySyncIsRetried(t *testing.T) {
 	if got := m.DirSyncs(); got != 2 {
 		t.Errorf("%d fsyncs of the directory, want 2: the failed one and its retry", got)
 	}
-	if diff := cmp.Diff([]int64{2}, m.SegmentSyncs()); diff != "" {
+	// The segment's line was synced the first time: the retry is the
+	// directory's alone.
+	if diff := cmp.Diff([]int64{1}, m.SegmentSyncs()); diff != "" {
 		t.Errorf("fsyncs per segment (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]bool{false}, m.SegmentReplays()); diff != "" {
 		t.Errorf("segments marked for replay (-want +got):\n%s", diff)
+	}
+}
+
+// A file system that refuses an fsync of a directory (EINVAL) is told
+// once; the directory is not tried again, and an idle tick makes no
+// fsync, rather than one of every segment and an error ten times a
+// second.
+func TestUnsupportedDirectorySyncIsNotRetried(t *testing.T) {
+	dir := t.TempDir()
+	m, err := meter.New(newSink(), meter.Options{Dir: dir, SegmentBytes: 1, FlushInterval: time.Hour, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Abandon()
+	m.SetSyncFile(func(f *os.File) error {
+		if f.Name() == dir {
+			return &os.PathError{Op: "sync", Path: dir, Err: syscall.EINVAL}
+		}
+		return f.Sync()
+	})
+	m.Record(record(1))
+	if err := m.SyncJournal(); !errors.Is(err, syscall.EINVAL) {
+		t.Fatalf("first sync: %v, want EINVAL told once", err)
+	}
+	m.Record(record(2)) // a new segment: its entry would want the directory synced
+	for i := range 3 {
+		if err := m.SyncJournal(); err != nil {
+			t.Fatalf("sync %d after EINVAL: %v", i, err)
+		}
+	}
+	if got := m.DirSyncs(); got != 1 {
+		t.Errorf("%d fsyncs of the directory, want 1", got)
+	}
+	if diff := cmp.Diff([]int64{1, 1}, m.SegmentSyncs()); diff != "" {
+		t.Errorf("fsyncs per segment (-want +got):\n%s", diff)
 	}
 }
