@@ -26,13 +26,7 @@ func (m *Meter) SyncJournal() error { return m.j.sync() }
 // SegmentSyncs returns how many times each segment of the journal was
 // synced, the oldest first and the current one last.
 func (m *Meter) SegmentSyncs() []int64 {
-	m.j.mu.Lock()
-	defer m.j.mu.Unlock()
-	var n []int64
-	for _, s := range m.j.sealed {
-		n = append(n, s.syncs)
-	}
-	return append(n, m.j.cur.syncs)
+	return perSegment(m, func(s *segment) int64 { return s.syncs })
 }
 
 // DirSyncs returns how many times the journal's directory was synced.
@@ -49,11 +43,17 @@ func (m *Meter) SetSyncFile(sync func(*os.File) error) { m.j.syncFile = sync }
 // SegmentReplays returns whether each segment of the journal is marked
 // to be read back, the oldest first and the current one last.
 func (m *Meter) SegmentReplays() []bool {
+	return perSegment(m, func(s *segment) bool { return s.replay })
+}
+
+// perSegment returns f of each segment of the journal, the oldest first
+// and the current one last.
+func perSegment[T any](m *Meter, f func(*segment) T) []T {
 	m.j.mu.Lock()
 	defer m.j.mu.Unlock()
-	var r []bool
+	var out []T
 	for _, s := range m.j.sealed {
-		r = append(r, s.replay)
+		out = append(out, f(s))
 	}
-	return append(r, m.j.cur.replay)
+	return append(out, f(m.j.cur))
 }

@@ -17,8 +17,9 @@ import (
 // of a stream parked on its upstream under the quarter, over HTTP/2 and
 // over HTTP/1.1, where it was just over: 22.2 → 16.3 KiB of stacks an
 // open stream at 2,000 streams over HTTP/2, the bare proxy's figure
-// (issue 18; TestMiddlewareStack, docs/notes-stream-mem.md). The exported middlewares do the same work one by
-// one, for handlers served without New.
+// (issue 18; TestMiddlewareStack; docs/BENCHMARKS.md, "Memory per open
+// stream: the shared middleware's frames"). The exported middlewares do
+// the same work one by one, for handlers served without New.
 
 // logged counts the request among those running (Server.InFlight, the
 // shutdown's drain) and gives it its access log record and line, as
